@@ -1,0 +1,1 @@
+//! 扯旋 (chexuan): being written.

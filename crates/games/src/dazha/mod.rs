@@ -1,0 +1,1 @@
+//! 上饶打炸 (dazha): being written.

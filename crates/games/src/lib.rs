@@ -1,0 +1,11 @@
+//! Pure rules of the paiju games. Nothing here does IO, reads a clock or draws randomness:
+//! given the options, the dealt deck and the actions, every engine yields the same states,
+//! events and settlements.
+
+pub mod cards;
+pub mod chexuan;
+pub mod dazha;
+pub mod engine;
+pub mod shuffle;
+
+pub use engine::{DynGame, DynState};
