@@ -89,6 +89,8 @@ pub struct HandStart {
     pub ctx: Ctx,
     /// Each seat's wallet balance before the hand (games that stake coins need it).
     pub wallets: Vec<i64>,
+    /// Each seat's 积分 in this game before the hand (games whose stakes depend on level).
+    pub scores: Vec<i64>,
 }
 
 /// Who may see an event.
@@ -147,6 +149,10 @@ pub struct HandResult {
     pub hand_no: u32,
     /// 积分 change per seat. Zero-sum unless the rules give a bonus (escape) or fine.
     pub points: Vec<i64>,
+    /// Zero-sum units each seat won (+) or paid (−) that a coin room (金币场) multiplies by its
+    /// stake: the points without any non-zero-sum bonus. All zero for games that move coins
+    /// themselves through `Outcome::money`.
+    pub units: Vec<i64>,
     /// Each seat's net coin change this hand, as the `money` of the hand adds up to.
     pub coins: Vec<i64>,
     /// Game-specific summary, shown to everyone as the view's `last_result`.
