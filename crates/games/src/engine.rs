@@ -246,8 +246,8 @@ pub trait DynGame: Send + Sync {
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError>;
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String>;
     fn new_match(&self, options: &Value, seats: usize) -> Result<Box<dyn DynState>, String>;
-    /// Reads a stored state back.
-    fn load(&self, state: Value) -> Result<Box<dyn DynState>, String>;
+    /// Reads a stored state back from its JSON text.
+    fn load(&self, state: &str) -> Result<Box<dyn DynState>, String>;
 }
 
 /// A loaded match state.
@@ -264,7 +264,8 @@ pub trait DynState: Send {
     fn view(&self, viewer: Option<SeatNo>) -> Value;
     fn legal_actions(&self, seat: SeatNo) -> Vec<Value>;
     fn table_coins(&self, seat: SeatNo) -> Option<i64>;
-    fn save(&self) -> Value;
+    /// The state as JSON text, for storing.
+    fn save(&self) -> String;
 }
 
 /// Adapts a typed [`Game`] to the object-safe [`DynGame`].
@@ -317,8 +318,8 @@ where
         let opts: G::Options = serde_json::from_value(options.clone()).map_err(|e| e.to_string())?;
         Ok(Box::new(Loaded::<G>(G::new_match(opts, seats))))
     }
-    fn load(&self, state: Value) -> Result<Box<dyn DynState>, String> {
-        let s: G::State = serde_json::from_value(state).map_err(|e| e.to_string())?;
+    fn load(&self, state: &str) -> Result<Box<dyn DynState>, String> {
+        let s: G::State = serde_json::from_str(state).map_err(|e| e.to_string())?;
         Ok(Box::new(Loaded::<G>(s)))
     }
 }
@@ -362,7 +363,7 @@ where
     fn table_coins(&self, seat: SeatNo) -> Option<i64> {
         G::table_coins(&self.0, seat)
     }
-    fn save(&self) -> Value {
-        to_value(&self.0)
+    fn save(&self) -> String {
+        serde_json::to_string(&self.0).expect("game states serialize to JSON")
     }
 }

@@ -1,1 +1,1123 @@
-//! 扯旋 (chexuan): being written.
+//! 扯旋 (chexuan): the Sichuan 32-card game of 簸簸, three betting rounds and a head/tail split,
+//! settled by 尾大吃皮. `docs/rules/chexuan.md` is the rules page this module implements.
+//!
+//! Coins are the players' own wallets: a seat's 簸簸 is staked into the match escrow when it is
+//! set and whatever the seat ends the hand with is paid back when the hand ends, so the escrow
+//! is empty between hands.
+
+mod ranking;
+mod settle;
+#[cfg(test)]
+mod tests;
+
+use std::ops::RangeInclusive;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::cards::{Card, remove_cards};
+use crate::engine::{
+    Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatNo, Stage,
+};
+use ranking::{Split, rank_pair, sanhua, server_split};
+use settle::{Standing, base_points, settle};
+
+pub struct Chexuan;
+
+const MAX_OPTION: i64 = 1_000_000_000;
+/// A hand must have lasted this long for the other seats to earn the escape bonus (the seed's
+/// 如果时间足够).
+const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// 底皮: posted by every playing seat from its 簸簸 before the deal; also the 底注 of 积分.
+    #[serde(default = "default_ante")]
+    pub ante: i64,
+    /// The smallest 簸簸; a seat whose wallet holds less sits the hand out.
+    #[serde(default = "default_min_bobo")]
+    pub min_bobo: i64,
+    /// 积分 per level in 基本积分.
+    #[serde(default = "default_score_unit")]
+    pub score_unit: i64,
+}
+
+fn default_ante() -> i64 {
+    10
+}
+fn default_min_bobo() -> i64 {
+    100
+}
+fn default_score_unit() -> i64 {
+    10
+}
+
+/// A player's action. Unit-like actions are empty structs so that `deny_unknown_fields` also
+/// rejects stray fields on them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    SetBobo {
+        amount: i64,
+    },
+    /// 休
+    Check {},
+    /// 大: this seat's total for the round becomes `to`.
+    Raise {
+        to: i64,
+    },
+    /// 跟
+    Call {},
+    /// 敲
+    AllIn {},
+    /// 丢
+    Fold {},
+    Split {
+        head: [Card; 2],
+        tail: [Card; 2],
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Phase {
+    /// Before the first hand.
+    Waiting,
+    Bobo,
+    Betting,
+    Showdown,
+    /// Between hands.
+    Settled,
+    Finished,
+}
+
+impl Phase {
+    fn name(self) -> &'static str {
+        match self {
+            Phase::Waiting => "waiting",
+            Phase::Bobo => "bobo",
+            Phase::Betting => "betting",
+            Phase::Showdown => "showdown",
+            Phase::Settled => "settled",
+            Phase::Finished => "finished",
+        }
+    }
+
+    fn in_hand(self) -> bool {
+        matches!(self, Phase::Bobo | Phase::Betting | Phase::Showdown)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Ending {
+    Showdown,
+    /// Everyone else folded.
+    Uncontested,
+    /// Every seat that acted in a round checked.
+    Draw,
+    Escape,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    opts: Options,
+    seats: usize,
+    hand_no: u32,
+    dealer: SeatNo,
+    phase: Phase,
+    /// Seats left during the match and not yet refilled (the service refills before a deal).
+    vacated: Vec<bool>,
+    /// The current hand, or the last one between hands.
+    hand: Option<Hand>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Hand {
+    started_ms: i64,
+    base_points: i64,
+    deck: Vec<Card>,
+    /// Cards dealt so far from the front of `deck`.
+    dealt: usize,
+    /// Betting round 1..=3.
+    round: u8,
+    /// The highest total any seat has put in this round.
+    level: i64,
+    turn: Option<SeatNo>,
+    /// True while every action of this round has been a check.
+    all_checked: bool,
+    ending: Option<Ending>,
+    seats: Vec<SeatHand>,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+struct SeatHand {
+    playing: bool,
+    wallet: i64,
+    bobo: Option<i64>,
+    /// 簸簸 not yet put in.
+    left: i64,
+    /// Ante and bets this hand.
+    put_in: i64,
+    round_bet: i64,
+    /// Has acted since the level last rose.
+    acted: bool,
+    folded: bool,
+    all_in: bool,
+    hidden: Vec<Card>,
+    face_up: Vec<Card>,
+    split: Option<Split>,
+    swapped: bool,
+}
+
+impl SeatHand {
+    fn in_hand(&self) -> bool {
+        self.playing && !self.folded
+    }
+
+    fn active(&self) -> bool {
+        self.in_hand() && !self.all_in
+    }
+
+    fn cards(&self) -> Vec<Card> {
+        self.hidden.iter().chain(&self.face_up).copied().collect()
+    }
+
+    fn put(&mut self, amount: i64) {
+        self.left -= amount;
+        self.put_in += amount;
+        self.round_bet += amount;
+        if self.left == 0 {
+            self.all_in = true;
+        }
+    }
+}
+
+impl Hand {
+    fn n(&self) -> usize {
+        self.seats.len()
+    }
+
+    /// Seats in play order starting at `start` (inclusive).
+    fn order_from(&self, start: SeatNo) -> Vec<SeatNo> {
+        let n = self.n();
+        (0..n).map(|k| (start + k) % n).collect()
+    }
+
+    fn active_count(&self) -> usize {
+        self.seats.iter().filter(|s| s.active()).count()
+    }
+
+    fn needs_action(&self, s: SeatNo) -> bool {
+        let sh = &self.seats[s];
+        sh.active() && (sh.round_bet < self.level || (!sh.acted && self.active_count() >= 2))
+    }
+
+    fn deal(&mut self, seat: SeatNo, hidden: bool) -> Card {
+        let card = self.deck[self.dealt];
+        self.dealt += 1;
+        if hidden {
+            self.seats[seat].hidden.push(card);
+        } else {
+            self.seats[seat].face_up.push(card);
+        }
+        card
+    }
+
+    /// The seats still in the hand, dealer first (dealing order).
+    fn dealing_order(&self, dealer: SeatNo) -> Vec<SeatNo> {
+        self.order_from(dealer)
+            .into_iter()
+            .filter(|&s| self.seats[s].in_hand())
+            .collect()
+    }
+
+    fn pot(&self) -> i64 {
+        self.seats.iter().map(|s| s.put_in).sum()
+    }
+
+    fn revealed(&self, s: SeatNo) -> bool {
+        self.ending == Some(Ending::Showdown) && self.seats[s].in_hand()
+    }
+}
+
+/// What a seat may do in a betting round.
+struct BetOptions {
+    check: bool,
+    to_call: i64,
+    call: Option<i64>,
+    raise: Option<(i64, i64)>,
+    all_in: Option<i64>,
+    /// Another seat could still answer a bet.
+    answerable: bool,
+}
+
+fn bet_options(h: &Hand, seat: SeatNo, ante: i64) -> BetOptions {
+    let sh = &h.seats[seat];
+    let to_call = h.level - sh.round_bet;
+    let answerable = h
+        .seats
+        .iter()
+        .enumerate()
+        .any(|(i, s)| i != seat && s.active());
+    let min_to = h.level + ante;
+    let max_to = sh.round_bet + sh.left;
+    BetOptions {
+        check: h.level == 0,
+        to_call,
+        call: (to_call > 0 && to_call <= sh.left).then_some(to_call),
+        raise: (answerable && max_to >= min_to).then_some((min_to, max_to)),
+        // Going all in past the call when nobody can answer would only park coins nobody can win.
+        all_in: (sh.left > 0 && (answerable || sh.left <= to_call)).then_some(sh.left),
+        answerable,
+    }
+}
+
+/// The 32 cards of the rulings' table, in its order.
+fn deck_cards() -> Vec<Card> {
+    crate::hand![
+        "QH", "QD", "2H", "2D", "8H", "8D", "4H", "4D", "10S", "10C", "4S", "4C", "6S", "6C", "JS",
+        "JC", "10H", "10D", "6H", "6D", "7H", "7D", "5S", "5C", "7S", "7C", "8S", "8C", "9S", "9C",
+        "3H", "RJ"
+    ]
+}
+
+/// A full deck array that deals `hands[i]` to seat i when seat 0 deals hand 1 and nobody folds
+/// before the third card: `hands[i][0..2]` hidden, `[2]` the third card, `[3]` the fourth; the
+/// unused cards follow in the rulings' order.
+///
+/// # Panics
+/// When there are not 2 to 6 hands of 4 chexuan cards each, all different (a test fixture error).
+pub fn deck_for_hands(hands: &[Vec<Card>]) -> Vec<Card> {
+    assert!(
+        Chexuan::SEATS.contains(&hands.len()),
+        "chexuan is dealt to 2..=6 seats, got {}",
+        hands.len()
+    );
+    let mut rest = deck_cards();
+    let mut deck = Vec::with_capacity(rest.len());
+    for pass in 0..4 {
+        for (seat, hand) in hands.iter().enumerate() {
+            assert_eq!(hand.len(), 4, "seat {seat} needs 4 cards");
+            let card = hand[pass];
+            assert!(
+                remove_cards(&mut rest, &[card]).is_some(),
+                "{card} is not a chexuan card or is used twice"
+            );
+            deck.push(card);
+        }
+    }
+    let used = deck.clone();
+    deck.extend(deck_cards().into_iter().filter(|c| !used.contains(c)));
+    deck
+}
+
+fn split_json(split: &Split, swapped: bool) -> Value {
+    json!({
+        "head": split.head,
+        "tail": split.tail,
+        "head_name": rank_pair(split.head[0], split.head[1]).1,
+        "tail_name": rank_pair(split.tail[0], split.tail[1]).1,
+        "swapped": swapped,
+    })
+}
+
+impl Chexuan {
+    fn hand(state: &State) -> &Hand {
+        state.hand.as_ref().expect("a hand is in play")
+    }
+
+    fn hand_mut(state: &mut State) -> &mut Hand {
+        state.hand.as_mut().expect("a hand is in play")
+    }
+
+    fn apply_bobo(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        out: &mut Outcome,
+    ) -> Result<(), RuleError> {
+        let Action::SetBobo { amount } = action else {
+            return Err(RuleError::illegal(
+                "every player first sets 簸簸 (set_bobo); cards are dealt once all have",
+            ));
+        };
+        let min = state.opts.min_bobo;
+        let h = Self::hand_mut(state);
+        let wallet = h.seats[seat].wallet;
+        if amount < min {
+            return Err(RuleError::illegal(format!(
+                "簸簸 must be at least min_bobo ({min})"
+            )));
+        }
+        if amount > wallet {
+            return Err(RuleError::insufficient_coins(format!(
+                "簸簸 can be at most what your wallet holds ({wallet})"
+            )));
+        }
+        let sh = &mut h.seats[seat];
+        sh.bobo = Some(amount);
+        sh.left = amount;
+        out.money.push(Money::Stake { seat, amount });
+        // The amount stays hidden until everyone has set: choosing 簸簸 is simultaneous.
+        out.events
+            .push(Event::public("bobo_set", Some(seat), json!({})));
+        if h.seats.iter().all(|s| !s.playing || s.bobo.is_some()) {
+            Self::post_antes_and_deal(state, out);
+        }
+        Ok(())
+    }
+
+    fn post_antes_and_deal(state: &mut State, out: &mut Outcome) {
+        let ante = state.opts.ante;
+        let dealer = state.dealer;
+        let h = Self::hand_mut(state);
+        for sh in h.seats.iter_mut().filter(|s| s.playing) {
+            // A bobo is at least min_bobo ≥ ante, so the ante always fits (possibly all of it).
+            sh.left -= ante;
+            sh.put_in += ante;
+            if sh.left == 0 {
+                sh.all_in = true;
+            }
+        }
+        let bobos: Vec<Option<i64>> = h.seats.iter().map(|s| s.bobo).collect();
+        out.events.push(Event::public(
+            "antes",
+            None,
+            json!({ "ante": ante, "bobos": bobos }),
+        ));
+        let order = h.dealing_order(dealer);
+        for _ in 0..2 {
+            for &s in &order {
+                h.deal(s, true);
+            }
+        }
+        for &s in &order {
+            out.events.push(Event::private(
+                "dealt",
+                s,
+                json!({ "cards": h.seats[s].hidden }),
+            ));
+        }
+        out.events.push(Event::public(
+            "hidden_dealt",
+            None,
+            json!({ "order": order, "count": 2 }),
+        ));
+        state.phase = Phase::Betting;
+        Self::begin_round(state, 1, out);
+    }
+
+    /// Opens betting round `round`, or skips it (dealing on) when fewer than two seats can bet.
+    fn begin_round(state: &mut State, round: u8, out: &mut Outcome) {
+        let dealer = state.dealer;
+        let h = Self::hand_mut(state);
+        h.round = round;
+        h.level = 0;
+        h.all_checked = true;
+        for sh in &mut h.seats {
+            sh.round_bet = 0;
+            sh.acted = false;
+        }
+        if h.active_count() >= 2 {
+            h.turn = h
+                .order_from(dealer + 1)
+                .into_iter()
+                .find(|&s| h.seats[s].active());
+            out.events.push(Event::public(
+                "round",
+                None,
+                json!({ "round": round, "turn": h.turn }),
+            ));
+        } else {
+            h.turn = None;
+            Self::end_round(state, out);
+        }
+    }
+
+    /// After a completed round: the next face-up card and round, or the showdown after round 3.
+    fn end_round(state: &mut State, out: &mut Outcome) {
+        let dealer = state.dealer;
+        let h = Self::hand_mut(state);
+        h.turn = None;
+        if h.round >= 3 {
+            let seats: Vec<SeatNo> = (0..h.n()).filter(|&s| h.seats[s].in_hand()).collect();
+            state.phase = Phase::Showdown;
+            out.events.push(Event::public(
+                "showdown_begins",
+                None,
+                json!({ "seats": seats }),
+            ));
+            return;
+        }
+        let round = h.round;
+        for s in h.dealing_order(dealer) {
+            let card = h.deal(s, false);
+            out.events.push(Event::public(
+                "face_up",
+                Some(s),
+                json!({ "card": card, "card_no": round + 2 }),
+            ));
+        }
+        Self::begin_round(state, round + 1, out);
+    }
+
+    fn apply_bet(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        out: &mut Outcome,
+    ) -> Result<(), RuleError> {
+        let ante = state.opts.ante;
+        let h = Self::hand_mut(state);
+        let o = bet_options(h, seat, ante);
+        let left = h.seats[seat].left;
+        // Validate completely before touching the state.
+        match &action {
+            Action::Check {} if !o.check => {
+                return Err(RuleError::illegal(
+                    "you can check (休) only while nobody has bet this round",
+                ));
+            }
+            Action::Raise { to } => match o.raise {
+                Some((min, _)) if *to < min => {
+                    return Err(RuleError::illegal(format!(
+                        "a raise (大) must make your total for this round at least the level plus the ante ({min})"
+                    )));
+                }
+                Some((_, max)) if *to > max => {
+                    return Err(RuleError::insufficient_coins(format!(
+                        "your 簸簸 allows a total of at most {max} this round"
+                    )));
+                }
+                Some(_) => {}
+                None if !o.answerable => {
+                    return Err(RuleError::illegal(
+                        "nobody left in the hand can answer a raise",
+                    ));
+                }
+                None => {
+                    return Err(RuleError::insufficient_coins(format!(
+                        "your 簸簸 cannot cover the smallest raise (to {}): call, all_in (敲) or fold",
+                        h.level + ante
+                    )));
+                }
+            },
+            Action::Call {} if o.call.is_none() => {
+                return Err(if o.to_call <= 0 {
+                    RuleError::illegal(
+                        "nothing to call: nobody has put in more than you this round",
+                    )
+                } else {
+                    RuleError::insufficient_coins(format!(
+                        "calling needs {} but your 簸簸 has {left} left: all_in (敲) instead",
+                        o.to_call
+                    ))
+                });
+            }
+            Action::AllIn {} if o.all_in.is_none() => {
+                return Err(RuleError::illegal(
+                    "nobody left in the hand can answer more than a call: call instead of 敲",
+                ));
+            }
+            Action::SetBobo { .. } | Action::Split { .. } => {
+                return Err(RuleError::illegal(
+                    "this is a betting round: check, raise, call, all_in or fold",
+                ));
+            }
+            _ => {}
+        }
+        let level = h.level;
+        let (kind, data) = match action {
+            Action::Check {} => ("check", json!({})),
+            Action::Raise { to } => {
+                let amount = to - h.seats[seat].round_bet;
+                h.seats[seat].put(amount);
+                h.level = to;
+                for sh in &mut h.seats {
+                    sh.acted = false;
+                }
+                ("raise", json!({ "to": to, "amount": amount }))
+            }
+            Action::Call {} => {
+                h.seats[seat].put(o.to_call);
+                ("call", json!({ "amount": o.to_call }))
+            }
+            Action::AllIn {} => {
+                h.seats[seat].put(left);
+                let to = h.seats[seat].round_bet;
+                if to > level {
+                    h.level = to;
+                    for sh in &mut h.seats {
+                        sh.acted = false;
+                    }
+                }
+                ("all_in", json!({ "amount": left, "to": to }))
+            }
+            _ => {
+                h.seats[seat].folded = true;
+                ("fold", json!({}))
+            }
+        };
+        if kind != "check" {
+            h.all_checked = false;
+        }
+        h.seats[seat].acted = true;
+        let mut data = data;
+        data["left"] = json!(h.seats[seat].left);
+        data["put_in"] = json!(h.seats[seat].put_in);
+        out.events.push(Event::public(kind, Some(seat), data));
+
+        let still_in: Vec<SeatNo> = (0..h.n()).filter(|&s| h.seats[s].in_hand()).collect();
+        if let [winner] = still_in[..] {
+            Self::settle_uncontested(state, winner, out);
+        } else if let Some(next) = h
+            .order_from(seat + 1)
+            .into_iter()
+            .find(|&s| h.needs_action(s))
+        {
+            h.turn = Some(next);
+        } else if h.all_checked {
+            Self::settle_draw(state, out);
+        } else {
+            Self::end_round(state, out);
+        }
+        Ok(())
+    }
+
+    fn apply_split(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        out: &mut Outcome,
+    ) -> Result<(), RuleError> {
+        let Action::Split { head, tail } = action else {
+            return Err(RuleError::illegal(
+                "the betting is over: split your four cards into a head and a tail",
+            ));
+        };
+        let h = Self::hand_mut(state);
+        let mut rest = h.seats[seat].cards();
+        if remove_cards(&mut rest, &[head[0], head[1], tail[0], tail[1]]).is_none() {
+            return Err(RuleError::illegal(
+                "a split must use exactly your four cards, each once",
+            ));
+        }
+        let (split, swapped) = Split::arranged(head, tail);
+        h.seats[seat].split = Some(split);
+        h.seats[seat].swapped = swapped;
+        out.events
+            .push(Event::public("split", Some(seat), json!({})));
+        if h.seats.iter().all(|s| !s.in_hand() || s.split.is_some()) {
+            Self::settle_showdown(state, out);
+        }
+        Ok(())
+    }
+
+    fn settle_showdown(state: &mut State, out: &mut Outcome) {
+        let h = Self::hand_mut(state);
+        h.ending = Some(Ending::Showdown);
+        let mut shown = Vec::new();
+        let standing: Vec<Standing> = (0..h.n())
+            .map(|s| {
+                let sh = &h.seats[s];
+                match sh.split {
+                    _ if !sh.playing => Standing::Out,
+                    _ if sh.folded => Standing::Folded,
+                    Some(split) => {
+                        let three = sanhua(&sh.cards());
+                        let mut j = split_json(&split, sh.swapped);
+                        j["seat"] = json!(s);
+                        j["sanhua"] = json!(three);
+                        shown.push(j);
+                        match three {
+                            Some(_) => Standing::Sanhua,
+                            None => Standing::Shown {
+                                head: split.head_rank(),
+                                tail: split.tail_rank(),
+                            },
+                        }
+                    }
+                    None => Standing::Folded,
+                }
+            })
+            .collect();
+        out.events
+            .push(Event::public("showdown", None, json!({ "hands": shown })));
+        Self::finish_with(state, &standing, Ending::Showdown, json!(shown), out);
+    }
+
+    fn settle_uncontested(state: &mut State, winner: SeatNo, out: &mut Outcome) {
+        let h = Self::hand_mut(state);
+        h.ending = Some(Ending::Uncontested);
+        let standing: Vec<Standing> = (0..h.n())
+            .map(|s| match &h.seats[s] {
+                sh if !sh.playing => Standing::Out,
+                _ if s == winner => Standing::Uncontested,
+                _ => Standing::Folded,
+            })
+            .collect();
+        Self::finish_with(state, &standing, Ending::Uncontested, json!([]), out);
+    }
+
+    /// Pays out a settled hand, scores it and ends it.
+    fn finish_with(
+        state: &mut State,
+        standing: &[Standing],
+        ending: Ending,
+        hands: Value,
+        out: &mut Outcome,
+    ) {
+        let dealer = state.dealer;
+        let ante = state.opts.ante;
+        let h = Self::hand_mut(state);
+        let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
+        let settled = settle(&put_in, standing, dealer);
+        let net = settled.net(&put_in);
+        let points = settle::points(&net, ante, h.base_points, dealer);
+        for (seat, sh) in h.seats.iter().enumerate() {
+            let amount = sh.bobo.unwrap_or(0) + net[seat];
+            if amount > 0 {
+                out.money.push(Money::Payout { seat, amount });
+            }
+        }
+        // 尾大吃皮: the first to collect deals next; with nobody collecting the dealer stays.
+        let next_dealer = match ending {
+            Ending::Showdown => settled.first_collector.unwrap_or(dealer),
+            _ => dealer,
+        };
+        let detail = json!({
+            "ending": ending,
+            "dealer": dealer,
+            "next_dealer": next_dealer,
+            "put_in": put_in,
+            "net": net,
+            "points": points,
+            "base_points": h.base_points,
+            "beats": settled.beats.iter().map(|&(w, l)| json!({ "winner": w, "loser": l })).collect::<Vec<_>>(),
+            "transfers": settled.transfers,
+            "hands": hands,
+            "draw": false,
+            "escape": null,
+        });
+        Self::end_hand(state, next_dealer, points, net, detail, out);
+    }
+
+    fn settle_draw(state: &mut State, out: &mut Outcome) {
+        let dealer = state.dealer;
+        let h = Self::hand_mut(state);
+        h.ending = Some(Ending::Draw);
+        let n = h.n();
+        for (seat, sh) in h.seats.iter().enumerate() {
+            if let Some(amount) = sh.bobo.filter(|&b| b > 0) {
+                out.money.push(Money::Payout { seat, amount });
+            }
+        }
+        let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
+        let detail = json!({
+            "ending": Ending::Draw,
+            "dealer": dealer,
+            "next_dealer": dealer,
+            "put_in": put_in,
+            "net": vec![0; n],
+            "points": vec![0; n],
+            "base_points": h.base_points,
+            "beats": [],
+            "transfers": [],
+            "hands": [],
+            "draw": true,
+            "escape": null,
+        });
+        Self::end_hand(state, dealer, vec![0; n], vec![0; n], detail, out);
+    }
+
+    fn escape(state: &mut State, e: SeatNo, ctx: Ctx, out: &mut Outcome) {
+        let dealer = state.dealer;
+        let ante = state.opts.ante;
+        let h = Self::hand_mut(state);
+        h.ending = Some(Ending::Escape);
+        h.turn = None;
+        let n = h.n();
+        let table = h.pot();
+        let bobo = h.seats[e].bobo.unwrap_or(0);
+        let from_bobo = table.min(bobo);
+        let from_wallet = (table - from_bobo).min(h.seats[e].wallet - bobo).max(0);
+        if from_bobo > 0 {
+            out.money.push(Money::Forfeit {
+                seat: e,
+                amount: from_bobo,
+            });
+        }
+        if from_wallet > 0 {
+            out.money.push(Money::Penalty {
+                seat: e,
+                amount: from_wallet,
+            });
+        }
+        for (seat, sh) in h.seats.iter().enumerate() {
+            let amount = sh.bobo.unwrap_or(0) - if seat == e { from_bobo } else { 0 };
+            if amount > 0 {
+                out.money.push(Money::Payout { seat, amount });
+            }
+        }
+        let paid = from_bobo + from_wallet;
+        let mut net = vec![0; n];
+        net[e] = -paid;
+        let mut points = vec![0; n];
+        points[e] = -settle::loss_points(paid, ante, h.base_points);
+        let bonus = if ctx.now_ms - h.started_ms >= ESCAPE_BONUS_AFTER_MS {
+            h.base_points
+        } else {
+            0
+        };
+        for (seat, sh) in h.seats.iter().enumerate() {
+            if seat != e && sh.playing {
+                points[seat] = bonus;
+            }
+        }
+        let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
+        let detail = json!({
+            "ending": Ending::Escape,
+            "dealer": dealer,
+            "next_dealer": dealer,
+            "put_in": put_in,
+            "net": net,
+            "points": points,
+            "base_points": h.base_points,
+            "beats": [],
+            "transfers": [],
+            "hands": [],
+            "draw": false,
+            "escape": {
+                "seat": e,
+                "table_total": table,
+                "from_bobo": from_bobo,
+                "from_wallet": from_wallet,
+                "bonus_points": bonus,
+            },
+        });
+        Self::end_hand(state, dealer, points, net, detail, out);
+    }
+
+    fn end_hand(
+        state: &mut State,
+        next_dealer: SeatNo,
+        points: Vec<i64>,
+        coins: Vec<i64>,
+        detail: Value,
+        out: &mut Outcome,
+    ) {
+        let n = state.seats;
+        state.phase = Phase::Settled;
+        state.dealer = next_dealer;
+        if let Some(h) = state.hand.as_mut() {
+            h.turn = None;
+        }
+        out.events
+            .push(Event::public("settlement", None, detail.clone()));
+        out.hand_end = Some(HandResult {
+            hand_no: state.hand_no,
+            points,
+            units: vec![0; n],
+            coins,
+            detail,
+        });
+    }
+
+    fn seat_view(state: &State, s: SeatNo, viewer: Option<SeatNo>) -> Value {
+        let vacated = state.vacated.get(s).copied().unwrap_or(false);
+        let Some(h) = state.hand.as_ref() else {
+            return json!({ "seat": s, "vacated": vacated, "playing": false });
+        };
+        let sh = &h.seats[s];
+        let own = viewer == Some(s);
+        let revealed = h.revealed(s);
+        let bobo_public = own || state.phase != Phase::Bobo;
+        let split = match sh.split {
+            Some(split) if own || revealed => split_json(&split, sh.swapped),
+            _ => Value::Null,
+        };
+        json!({
+            "seat": s,
+            "vacated": vacated,
+            "playing": sh.playing,
+            "bobo_set": sh.bobo.is_some(),
+            "bobo": if bobo_public { json!(sh.bobo) } else { Value::Null },
+            "bobo_left": if bobo_public && sh.bobo.is_some() { json!(sh.left) } else { Value::Null },
+            "put_in": sh.put_in,
+            "round_bet": sh.round_bet,
+            "folded": sh.folded,
+            "all_in": sh.all_in,
+            "face_up": sh.face_up,
+            "hidden": if own || revealed { json!(sh.hidden) } else { Value::Null },
+            "hidden_count": sh.hidden.len(),
+            "split_submitted": sh.split.is_some(),
+            "split": split,
+            "sanhua": if revealed { json!(sanhua(&sh.cards())) } else { Value::Null },
+        })
+    }
+}
+
+impl Game for Chexuan {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+
+    const NAME: &'static str = "chexuan";
+    const SEATS: RangeInclusive<usize> = 2..=6;
+
+    fn options(_seats: usize, raw: &Value) -> Result<Options, RuleError> {
+        let raw = if raw.is_null() {
+            json!({})
+        } else {
+            raw.clone()
+        };
+        // serde's type errors do not name the field, so check the known ones first.
+        if let Some(fields) = raw.as_object() {
+            for (name, value) in fields {
+                if ["ante", "min_bobo", "score_unit"].contains(&name.as_str()) && !value.is_i64() {
+                    return Err(RuleError::invalid(format!(
+                        "option {name} must be an integer, got {value}"
+                    )));
+                }
+            }
+        }
+        let opts: Options = serde_json::from_value(raw)
+            .map_err(|e| RuleError::invalid(format!("bad chexuan options: {e}")))?;
+        let check = |name: &str, value: i64, min: i64| {
+            if (min..=MAX_OPTION).contains(&value) {
+                Ok(())
+            } else {
+                Err(RuleError::invalid(format!(
+                    "option {name} must be between {min} and {MAX_OPTION}, got {value}"
+                )))
+            }
+        };
+        check("ante", opts.ante, 1)?;
+        check("min_bobo", opts.min_bobo, opts.ante)?;
+        check("score_unit", opts.score_unit, 0)?;
+        Ok(opts)
+    }
+
+    fn deck(_opts: &Options) -> Vec<Card> {
+        deck_cards()
+    }
+
+    fn new_match(opts: Options, seats: usize) -> State {
+        State {
+            opts,
+            seats,
+            hand_no: 0,
+            dealer: 0,
+            phase: Phase::Waiting,
+            vacated: vec![false; seats],
+            hand: None,
+        }
+    }
+
+    fn stage(state: &State) -> Stage {
+        match state.phase {
+            Phase::Waiting | Phase::Settled => Stage::NeedsDeal,
+            Phase::Finished => Stage::Finished,
+            _ => Stage::InHand,
+        }
+    }
+
+    fn hand_no(state: &State) -> u32 {
+        state.hand_no
+    }
+
+    fn phase(state: &State) -> &'static str {
+        state.phase.name()
+    }
+
+    fn to_act(state: &State) -> Vec<SeatNo> {
+        let Some(h) = state.hand.as_ref() else {
+            return Vec::new();
+        };
+        match state.phase {
+            Phase::Bobo => (0..h.n())
+                .filter(|&s| h.seats[s].playing && h.seats[s].bobo.is_none())
+                .collect(),
+            Phase::Betting => h.turn.into_iter().collect(),
+            Phase::Showdown => (0..h.n())
+                .filter(|&s| h.seats[s].in_hand() && h.seats[s].split.is_none())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    fn start_hand(state: &mut State, start: HandStart) -> Outcome {
+        let n = state.seats;
+        let mut out = Outcome::default();
+        if Self::stage(state) != Stage::NeedsDeal {
+            // Dealing over a hand in play would lose its coins; the service never asks for it.
+            return out;
+        }
+        state.vacated = vec![false; n];
+        let wallet = |s: SeatNo| start.wallets.get(s).copied().unwrap_or(0);
+        let playing: Vec<bool> = (0..n).map(|s| wallet(s) >= state.opts.min_bobo).collect();
+        if playing.iter().filter(|&&p| p).count() < 2 {
+            state.phase = Phase::Finished;
+            state.hand = None;
+            out.events.push(Event::public(
+                "match_over",
+                None,
+                json!({ "reason": "fewer than two seats hold min_bobo coins", "playing": playing }),
+            ));
+            return out;
+        }
+        state.hand_no += 1;
+        let seats = (0..n)
+            .map(|s| SeatHand {
+                playing: playing[s],
+                wallet: wallet(s),
+                ..SeatHand::default()
+            })
+            .collect();
+        let base = base_points(state.opts.score_unit, &start.scores);
+        state.hand = Some(Hand {
+            started_ms: start.ctx.now_ms,
+            base_points: base,
+            deck: start.deck,
+            dealt: 0,
+            round: 0,
+            level: 0,
+            turn: None,
+            all_checked: true,
+            ending: None,
+            seats,
+        });
+        state.phase = Phase::Bobo;
+        out.events.push(Event::public(
+            "hand_start",
+            None,
+            json!({
+                "hand_no": state.hand_no,
+                "dealer": state.dealer,
+                "playing": playing,
+                "base_points": base,
+            }),
+        ));
+        out
+    }
+
+    fn apply(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        _ctx: Ctx,
+    ) -> Result<Outcome, RuleError> {
+        if !Self::to_act(state).contains(&seat) {
+            let turn = state.hand.as_ref().and_then(|h| h.turn);
+            return Err(RuleError::not_your_turn(match (state.phase, turn) {
+                (Phase::Betting, Some(t)) => format!("it is seat {t}'s turn to speak"),
+                _ => format!("seat {seat} has nothing to do now"),
+            }));
+        }
+        let mut out = Outcome::default();
+        match state.phase {
+            Phase::Bobo => Self::apply_bobo(state, seat, action, &mut out)?,
+            Phase::Betting => Self::apply_bet(state, seat, action, &mut out)?,
+            _ => Self::apply_split(state, seat, action, &mut out)?,
+        }
+        Ok(out)
+    }
+
+    fn auto_action(state: &State, seat: SeatNo) -> Action {
+        match (state.phase, state.hand.as_ref()) {
+            (Phase::Bobo, _) => Action::SetBobo {
+                amount: state.opts.min_bobo,
+            },
+            (Phase::Showdown, Some(h)) => match <[Card; 4]>::try_from(h.seats[seat].cards()) {
+                Ok(cards) => {
+                    let s = server_split(cards);
+                    Action::Split {
+                        head: s.head,
+                        tail: s.tail,
+                    }
+                }
+                Err(_) => Action::Fold {},
+            },
+            _ => Action::Fold {},
+        }
+    }
+
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+        let mut out = Outcome::default();
+        if seat >= state.seats {
+            return out;
+        }
+        let escaping = state.phase.in_hand() && Self::hand(state).seats[seat].playing;
+        if escaping {
+            Self::escape(state, seat, ctx, &mut out);
+        }
+        state.vacated[seat] = true;
+        out.events.insert(
+            0,
+            Event::public("left", Some(seat), json!({ "escape": escaping })),
+        );
+        out
+    }
+
+    fn view(state: &State, viewer: Option<SeatNo>) -> Value {
+        let h = state.hand.as_ref();
+        let betting = state.phase == Phase::Betting;
+        json!({
+            "hand_no": state.hand_no,
+            "dealer": state.dealer,
+            "phase": state.phase.name(),
+            "ante": state.opts.ante,
+            "min_bobo": state.opts.min_bobo,
+            "round": h.filter(|_| betting).map(|h| h.round),
+            "level": h.filter(|_| betting).map(|h| h.level),
+            "turn": h.and_then(|h| h.turn),
+            "base_points": h.map(|h| h.base_points),
+            "pot": h.map(|h| h.pot()),
+            "ending": h.and_then(|h| h.ending),
+            "seats": (0..state.seats).map(|s| Self::seat_view(state, s, viewer)).collect::<Vec<_>>(),
+        })
+    }
+
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Value> {
+        if !Self::to_act(state).contains(&seat) {
+            return Vec::new();
+        }
+        let h = Self::hand(state);
+        match state.phase {
+            Phase::Bobo => vec![json!({
+                "type": "set_bobo",
+                "min": state.opts.min_bobo,
+                "max": h.seats[seat].wallet,
+            })],
+            Phase::Betting => {
+                let o = bet_options(h, seat, state.opts.ante);
+                let mut v = Vec::new();
+                if o.check {
+                    v.push(json!({ "type": "check" }));
+                }
+                if let Some(amount) = o.call {
+                    v.push(json!({ "type": "call", "amount": amount }));
+                }
+                if let Some((min, max)) = o.raise {
+                    v.push(json!({ "type": "raise", "min": min, "max": max }));
+                }
+                if let Some(amount) = o.all_in {
+                    v.push(json!({ "type": "all_in", "amount": amount }));
+                }
+                v.push(json!({ "type": "fold" }));
+                v
+            }
+            _ => vec![json!({ "type": "split" })],
+        }
+    }
+
+    fn table_coins(state: &State, seat: SeatNo) -> Option<i64> {
+        if !state.phase.in_hand() {
+            return None;
+        }
+        let sh = state.hand.as_ref()?.seats.get(seat)?;
+        sh.bobo.map(|_| sh.left)
+    }
+}

@@ -1,1 +1,753 @@
-//! 上饶打炸 (dazha): being written.
+//! 上饶打炸 (dazha): four players in two teams of two, two decks with jokers, 五十K and bombs.
+//!
+//! The rules as run here, with every choice the rulings leave open, are in
+//! `docs/rules/dazha.md`. `combos` reads and compares combinations and lists legal plays;
+//! `scoring` turns a finished hand (or a 摊牌, or an escape) into points.
+
+mod combos;
+mod scoring;
+#[cfg(test)]
+mod tests;
+
+use std::ops::RangeInclusive;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+
+use crate::cards::{Card, Suit, remove_cards, standard_deck};
+use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
+
+pub use combos::{
+    Combo, Counts, Kind, Play, legal_plays as hand_plays, readings, sort_strongest_first,
+};
+use combos::{STRANDS_JOKER, jokers_playable, points_of};
+use scoring::{BombPlayed, SEATS, settle_played, settle_tanpai, tanpai, teams_json};
+
+pub struct Dazha;
+
+/// Cards a seat may hold before its count is announced to the table (报牌).
+const REPORT_AT: usize = 10;
+/// An escape from a hand that lasted this long also pays the others 1 × base each.
+const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
+const MAX_BASE: i64 = 1_000_000;
+const CAP_RANGE: RangeInclusive<i64> = 9..=13;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Mode {
+    #[serde(rename = "normal")]
+    Normal,
+    /// 12炸神: eight more jokers, six of one colour form a bomb.
+    #[serde(rename = "12zhashen")]
+    Zhashen12,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    pub mode: Mode,
+    /// Multiplies every amount; 低分 = 3 × base.
+    pub base: i64,
+    /// Bomb size at which rewards stop growing and a dealt bomb must be shown (摊牌).
+    pub bomb_cap: u8,
+}
+
+/// The options as a client sends them: every field optional.
+#[derive(Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawOptions {
+    mode: Option<Mode>,
+    base: Option<i64>,
+    bomb_cap: Option<i64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    Play {
+        cards: Vec<Card>,
+        /// Picks one reading when the cards fit two (five of a kind: `bomb` or
+        /// `triple_with_two`); by default the strongest legal reading is taken.
+        #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
+        reading: Option<Kind>,
+    },
+    Pass,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    opts: Options,
+    hand_no: u32,
+    /// Set by an escape: the match is over.
+    finished: bool,
+    /// Team (0 or 1, seat 0 is in team 0) of each seat, kept from hand to hand.
+    teams: Option<[u8; SEATS]>,
+    /// The next played hand draws partners and leader by 3S (first hand, after a 双扣, after a
+    /// player change).
+    redraw: bool,
+    /// 上游 of the last hand played out: the next hand's leader unless partners are re-drawn.
+    next_leader: Option<SeatNo>,
+    hand: Option<HandState>,
+    last_hand: Option<Value>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct HandState {
+    started_ms: i64,
+    /// Each seat's cards, strongest first.
+    hands: [Vec<Card>; SEATS],
+    team_of: [u8; SEATS],
+    leader: SeatNo,
+    turn: SeatNo,
+    round: Round,
+    /// Card points each seat won in rounds.
+    captured: [u32; SEATS],
+    /// Seats in the order they went out.
+    out: Vec<SeatNo>,
+    bombs: Vec<BombPlayed>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Round {
+    leader: SeatNo,
+    plays: Vec<RoundPlay>,
+    /// Who passed since the last play.
+    passed: [bool; SEATS],
+    /// Card points played in this round so far.
+    points: u32,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct RoundPlay {
+    seat: SeatNo,
+    cards: Vec<Card>,
+    /// None for a pass.
+    combo: Option<Combo>,
+}
+
+impl Round {
+    fn new(leader: SeatNo) -> Round {
+        Round {
+            leader,
+            plays: Vec::new(),
+            passed: [false; SEATS],
+            points: 0,
+        }
+    }
+
+    fn top(&self) -> Option<(&RoundPlay, Combo)> {
+        self.plays
+            .iter()
+            .rev()
+            .find_map(|p| p.combo.map(|c| (p, c)))
+    }
+}
+
+/// A count as the table may see it: exact once at most 10 cards are left (报牌), else null.
+fn reported(count: usize) -> Value {
+    if count <= REPORT_AT {
+        json!(count)
+    } else {
+        Value::Null
+    }
+}
+
+impl HandState {
+    fn next_holding(&self, from: SeatNo) -> SeatNo {
+        (1..=SEATS)
+            .map(|i| (from + i) % SEATS)
+            .find(|&s| !self.hands[s].is_empty())
+            .unwrap_or(from)
+    }
+
+    fn partner(&self, seat: SeatNo) -> SeatNo {
+        (0..SEATS)
+            .find(|&s| s != seat && self.team_of[s] == self.team_of[seat])
+            .unwrap_or(seat)
+    }
+
+    /// Over when both players of a team are out, or only one player still holds cards.
+    fn is_over(&self) -> bool {
+        let holding = (0..SEATS).filter(|&s| !self.hands[s].is_empty()).count();
+        holding <= 1
+            || (0..2u8).any(|t| {
+                (0..SEATS)
+                    .filter(|&s| self.team_of[s] == t)
+                    .all(|s| self.hands[s].is_empty())
+            })
+    }
+
+    /// Checks a play of `seat` and returns the hand left after it and the reading taken.
+    fn check_play(
+        &self,
+        seat: SeatNo,
+        cards: &[Card],
+        reading: Option<Kind>,
+        mode: Mode,
+    ) -> Result<(Vec<Card>, Combo), RuleError> {
+        if cards.is_empty() {
+            return Err(RuleError::illegal("a play needs at least one card"));
+        }
+        let hand = &self.hands[seat];
+        let mut rest = hand.clone();
+        remove_cards(&mut rest, cards)
+            .ok_or_else(|| RuleError::illegal("you do not hold all of the cards played"))?;
+        let mut options = readings(cards, hand.len(), mode)?;
+        if let Some(kind) = reading {
+            options.retain(|c| c.kind == kind);
+            if options.is_empty() {
+                return Err(RuleError::illegal(format!(
+                    "these cards cannot be played as {kind}"
+                )));
+            }
+        }
+        if let Some((_, top)) = self.round.top() {
+            options.retain(|c| c.beats(&top));
+            if options.is_empty() {
+                return Err(RuleError::illegal(does_not_beat(&top)));
+            }
+        }
+        // Only five of a kind reads two ways (bomb, triple with two): the bomb is the stronger.
+        let combo = options
+            .iter()
+            .copied()
+            .max_by_key(|c| c.kind.is_bomb())
+            .ok_or_else(|| RuleError::illegal("these cards form no combination"))?;
+        if !jokers_playable(&Counts::of(&rest), mode) {
+            return Err(RuleError::illegal(STRANDS_JOKER));
+        }
+        sort_strongest_first(&mut rest);
+        Ok((rest, combo))
+    }
+
+    fn play(
+        &mut self,
+        seat: SeatNo,
+        mut cards: Vec<Card>,
+        rest: Vec<Card>,
+        combo: Combo,
+        out: &mut Outcome,
+    ) {
+        sort_strongest_first(&mut cards);
+        self.hands[seat] = rest;
+        self.round.points += points_of(&cards);
+        self.round.passed = [false; SEATS];
+        if combo.kind.is_bomb() {
+            self.bombs.push(BombPlayed {
+                seat,
+                cards: cards.clone(),
+                combo,
+            });
+        }
+        let left = self.hands[seat].len();
+        out.events.push(Event::public(
+            "play",
+            Some(seat),
+            json!({"cards": cards, "combo": combo.to_json(), "cards_left": reported(left)}),
+        ));
+        self.round.plays.push(RoundPlay {
+            seat,
+            cards,
+            combo: Some(combo),
+        });
+        if left == 0 {
+            self.out.push(seat);
+            out.events.push(Event::public(
+                "out",
+                Some(seat),
+                json!({"place": self.out.len()}),
+            ));
+        }
+        self.turn = self.next_holding(seat);
+    }
+
+    fn pass(&mut self, seat: SeatNo, out: &mut Outcome) {
+        self.round.passed[seat] = true;
+        self.round.plays.push(RoundPlay {
+            seat,
+            cards: Vec::new(),
+            combo: None,
+        });
+        out.events
+            .push(Event::public("pass", Some(seat), json!({})));
+        let Some(winner) = self.round.top().map(|(p, _)| p.seat) else {
+            return;
+        };
+        let everyone_passed =
+            (0..SEATS).all(|s| s == winner || self.hands[s].is_empty() || self.round.passed[s]);
+        if !everyone_passed {
+            self.turn = self.next_holding(seat);
+            return;
+        }
+        let points = self.round.points;
+        self.captured[winner] += points;
+        // 接风: a winner already out hands the lead to its partner, else to the next player
+        // still holding cards.
+        let leader = if !self.hands[winner].is_empty() {
+            winner
+        } else if !self.hands[self.partner(winner)].is_empty() {
+            self.partner(winner)
+        } else {
+            self.next_holding(winner)
+        };
+        out.events.push(Event::public(
+            "round_won",
+            Some(winner),
+            json!({"points": points, "captured": self.captured[winner], "leads_next": leader}),
+        ));
+        if leader != winner {
+            out.events.push(Event::public(
+                "jiefeng",
+                Some(leader),
+                json!({"from": winner}),
+            ));
+        }
+        self.round = Round::new(leader);
+        self.turn = leader;
+    }
+
+    fn team_points(&self) -> [u32; 2] {
+        let mut t = [0u32; 2];
+        for s in 0..SEATS {
+            t[self.team_of[s] as usize] += self.captured[s];
+        }
+        t
+    }
+
+    fn round_json(&self) -> Value {
+        let plays: Vec<Value> = self
+            .round
+            .plays
+            .iter()
+            .map(|p| match p.combo {
+                Some(c) => json!({"seat": p.seat, "cards": p.cards, "combo": c.to_json()}),
+                None => json!({"seat": p.seat, "pass": true}),
+            })
+            .collect();
+        let top = self
+            .round
+            .top()
+            .map(|(p, c)| json!({"seat": p.seat, "cards": p.cards, "combo": c.to_json()}));
+        json!({"leader": self.round.leader, "points": self.round.points, "plays": plays, "top": top})
+    }
+}
+
+fn does_not_beat(top: &Combo) -> String {
+    match top.kind {
+        k if k.is_bomb() => format!("only a bigger bomb beats the {k} on the table"),
+        Kind::WushikSuited => "only a bomb beats a suited 五十K".into(),
+        Kind::WushikMixed => "only a suited 五十K or a bomb beats a mixed 五十K".into(),
+        Kind::Triple => "only a higher triple or a bomb beats a triple".into(),
+        k => format!(
+            "this does not beat the {k} on the table: play a higher {k} of the same length, \
+             五十K or a bomb"
+        ),
+    }
+}
+
+/// The plays `seat` may make now (besides passing, which `legal_actions` lists): empty when the
+/// seat is not to act. Used by the automatic player, the random tests and load generators.
+pub fn legal_plays(state: &State, seat: SeatNo) -> Vec<Play> {
+    match &state.hand {
+        Some(h) if h.turn == seat => combos::legal_plays(
+            &h.hands[seat],
+            h.round.top().map(|(_, c)| c).as_ref(),
+            state.opts.mode,
+        ),
+        _ => Vec::new(),
+    }
+}
+
+impl State {
+    fn finish_hand(&mut self, out: &mut Outcome) {
+        let Some(h) = self.hand.take() else {
+            return;
+        };
+        let leftover = h.round.points + h.hands.iter().map(|c| points_of(c)).sum::<u32>();
+        let s = settle_played(
+            h.team_of,
+            &h.out,
+            h.captured,
+            leftover,
+            &h.bombs,
+            self.opts.base,
+            self.opts.bomb_cap,
+        );
+        self.next_leader = h.out.first().copied();
+        if s.shuangkou {
+            self.redraw = true;
+        }
+        self.end_hand(s.points, s.points, s.detail, out);
+    }
+
+    fn end_hand(
+        &mut self,
+        points: [i64; SEATS],
+        units: [i64; SEATS],
+        detail: Value,
+        out: &mut Outcome,
+    ) {
+        out.events
+            .push(Event::public("hand_end", None, detail.clone()));
+        out.hand_end = Some(HandResult {
+            hand_no: self.hand_no,
+            points: points.to_vec(),
+            units: units.to_vec(),
+            coins: vec![0; SEATS],
+            detail: detail.clone(),
+        });
+        self.last_hand = Some(detail);
+    }
+}
+
+/// Partners and leader drawn by the two 3S: their holders play together and the lower seat
+/// leads; one seat holding both makes opposite seats partners and leads itself.
+fn draw_partners(hands: &[Vec<Card>; SEATS]) -> ([u8; SEATS], SeatNo, &'static str) {
+    let three_spades = Card::new(3, Suit::S);
+    let holders: Vec<SeatNo> = (0..SEATS)
+        .flat_map(|s| {
+            let n = hands[s].iter().filter(|&&c| c == three_spades).count();
+            std::iter::repeat_n(s, n)
+        })
+        .collect();
+    let opposite = [0, 1, 0, 1];
+    match holders[..] {
+        [a, b] if a != b => {
+            let with = |s: SeatNo| s == a || s == b;
+            let team_of = std::array::from_fn(|s| u8::from(with(s) != with(0)));
+            (team_of, a.min(b), "spade_three_holders")
+        }
+        [a, ..] => (opposite, a, "one_seat_holds_both"),
+        // Only a malformed fixed deck lacks the 3S; seat 0 leads then.
+        [] => (opposite, 0, "one_seat_holds_both"),
+    }
+}
+
+impl Game for Dazha {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+
+    const NAME: &'static str = "dazha";
+    const SEATS: RangeInclusive<usize> = 4..=4;
+
+    fn options(seats: usize, raw: &Value) -> Result<Options, RuleError> {
+        if seats != SEATS {
+            return Err(RuleError::invalid(format!(
+                "dazha is played by 4 seats, not {seats}"
+            )));
+        }
+        let raw: RawOptions = if raw.is_null() {
+            RawOptions::default()
+        } else {
+            serde_json::from_value(raw.clone())
+                .map_err(|e| RuleError::invalid(format!("bad dazha options: {e}")))?
+        };
+        let mode = raw.mode.unwrap_or(Mode::Normal);
+        let base = raw.base.unwrap_or(1);
+        if !(1..=MAX_BASE).contains(&base) {
+            return Err(RuleError::invalid(format!(
+                "base must be between 1 and {MAX_BASE}, not {base}"
+            )));
+        }
+        let default_cap = match mode {
+            Mode::Normal => 9,
+            Mode::Zhashen12 => 13,
+        };
+        let cap = raw.bomb_cap.unwrap_or(default_cap);
+        if !CAP_RANGE.contains(&cap) {
+            return Err(RuleError::invalid(format!(
+                "bomb_cap must be between {} and {}, not {cap}",
+                CAP_RANGE.start(),
+                CAP_RANGE.end()
+            )));
+        }
+        Ok(Options {
+            mode,
+            base,
+            bomb_cap: cap as u8,
+        })
+    }
+
+    fn deck(opts: &Options) -> Vec<Card> {
+        let mut deck = standard_deck(true);
+        deck.extend(standard_deck(true));
+        if opts.mode == Mode::Zhashen12 {
+            for _ in 0..4 {
+                deck.push(Card::BigJoker);
+                deck.push(Card::SmallJoker);
+            }
+        }
+        deck
+    }
+
+    fn new_match(opts: Options, _seats: usize) -> State {
+        State {
+            opts,
+            hand_no: 0,
+            finished: false,
+            teams: None,
+            redraw: true,
+            next_leader: None,
+            hand: None,
+            last_hand: None,
+        }
+    }
+
+    fn stage(state: &State) -> Stage {
+        if state.finished {
+            Stage::Finished
+        } else if state.hand.is_some() {
+            Stage::InHand
+        } else {
+            Stage::NeedsDeal
+        }
+    }
+
+    fn hand_no(state: &State) -> u32 {
+        state.hand_no
+    }
+
+    fn phase(state: &State) -> &'static str {
+        match &state.hand {
+            _ if state.finished => "finished",
+            None => "waiting",
+            Some(h) if h.round.top().is_none() => "lead",
+            Some(_) => "follow",
+        }
+    }
+
+    fn to_act(state: &State) -> Vec<SeatNo> {
+        state.hand.iter().map(|h| h.turn).collect()
+    }
+
+    fn start_hand(state: &mut State, start: HandStart) -> Outcome {
+        let mut out = Outcome::default();
+        state.hand_no += 1;
+        let mut hands: [Vec<Card>; SEATS] = Default::default();
+        for (i, &card) in start.deck.iter().enumerate() {
+            hands[i % SEATS].push(card);
+        }
+        for (seat, hand) in hands.iter_mut().enumerate() {
+            sort_strongest_first(hand);
+            out.events
+                .push(Event::private("dealt", seat, json!({"cards": hand})));
+        }
+        let (mode, base, cap) = (state.opts.mode, state.opts.base, state.opts.bomb_cap);
+        let shown = tanpai(&hands, mode, cap);
+        if !shown.is_empty() {
+            // The hand is not played; partners and leader stay as they were for the next one.
+            let points = settle_tanpai(&shown, base);
+            out.events
+                .push(Event::public("tanpai", None, json!({"shown": shown})));
+            let detail = json!({"kind": "tanpai", "shown": shown, "points": points});
+            state.end_hand(points, points, detail, &mut out);
+            return out;
+        }
+        let (team_of, leader, partners) = match state.teams {
+            Some(teams) if !state.redraw => (teams, state.next_leader.unwrap_or(0), "kept"),
+            _ => draw_partners(&hands),
+        };
+        state.teams = Some(team_of);
+        state.redraw = false;
+        out.events.push(Event::public(
+            "hand_started",
+            None,
+            json!({
+                "hand_no": state.hand_no,
+                "leader": leader,
+                "teams": teams_json(team_of),
+                "partners": partners,
+            }),
+        ));
+        state.hand = Some(HandState {
+            started_ms: start.ctx.now_ms,
+            hands,
+            team_of,
+            leader,
+            turn: leader,
+            round: Round::new(leader),
+            captured: [0; SEATS],
+            out: Vec::new(),
+            bombs: Vec::new(),
+        });
+        out
+    }
+
+    fn apply(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        _ctx: Ctx,
+    ) -> Result<Outcome, RuleError> {
+        let mode = state.opts.mode;
+        let Some(h) = state.hand.as_mut() else {
+            return Err(RuleError::not_your_turn("no hand is being played"));
+        };
+        if seat != h.turn {
+            return Err(RuleError::not_your_turn(format!(
+                "it is seat {}'s turn",
+                h.turn
+            )));
+        }
+        let mut out = Outcome::default();
+        match action {
+            Action::Pass => {
+                if h.round.top().is_none() {
+                    return Err(RuleError::illegal(
+                        "the leader of a round must play: pass is only allowed when following",
+                    ));
+                }
+                h.pass(seat, &mut out);
+            }
+            Action::Play { cards, reading } => {
+                let (rest, combo) = h.check_play(seat, &cards, reading, mode)?;
+                h.play(seat, cards, rest, combo, &mut out);
+            }
+        }
+        if h.is_over() {
+            state.finish_hand(&mut out);
+        }
+        Ok(out)
+    }
+
+    fn auto_action(state: &State, seat: SeatNo) -> Action {
+        let leading = state
+            .hand
+            .as_ref()
+            .is_some_and(|h| h.turn == seat && h.round.top().is_none());
+        if !leading {
+            return Action::Pass;
+        }
+        // The lowest single; a hand left with nothing but a bomb and the jokers it must carry
+        // plays its lowest group instead.
+        let plays = legal_plays(state, seat);
+        let single = plays
+            .iter()
+            .filter(|p| p.combo.kind == Kind::Single)
+            .min_by_key(|p| p.combo.rank);
+        let chosen = single.or_else(|| {
+            plays
+                .iter()
+                .min_by_key(|p| (p.combo.kind.is_bomb(), p.cards.len(), p.combo.rank))
+        });
+        match chosen {
+            Some(p) => Action::Play {
+                cards: p.cards.clone(),
+                reading: Some(p.combo.kind),
+            },
+            None => Action::Pass,
+        }
+    }
+
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+        let mut out = Outcome::default();
+        if state.finished || seat >= SEATS {
+            return out;
+        }
+        match state.hand.take() {
+            Some(h) => {
+                let lasted = ctx.now_ms - h.started_ms;
+                let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
+                let (points, units) = scoring::escape(seat, state.opts.base, bonus);
+                let detail = json!({
+                    "kind": "escape",
+                    "seat": seat,
+                    "lasted_ms": lasted,
+                    "bonus": bonus,
+                    "points": points,
+                });
+                out.events
+                    .push(Event::public("escape", Some(seat), detail.clone()));
+                state.finished = true;
+                state.end_hand(points, units, detail, &mut out);
+            }
+            None => {
+                // Not during a hand: no penalty. 中途换人算重新开始牌局, so whoever takes the
+                // seat starts afresh: partners are drawn again by 3S.
+                state.teams = None;
+                state.redraw = true;
+                state.next_leader = None;
+                out.events
+                    .push(Event::public("left", Some(seat), json!({})));
+            }
+        }
+        out
+    }
+
+    fn view(state: &State, viewer: Option<SeatNo>) -> Value {
+        let o = &state.opts;
+        let mut v = json!({
+            "mode": o.mode,
+            "base": o.base,
+            "bomb_cap": o.bomb_cap,
+            "hand_no": state.hand_no,
+            "teams": state.teams.map(teams_json),
+            "leader": null,
+            "turn": null,
+            "seats": null,
+            "team_points": null,
+            "round": null,
+            "order_out": null,
+            "bombs": null,
+            "last_hand": state.last_hand,
+        });
+        if let Some(h) = &state.hand {
+            let seats: Vec<Value> = (0..SEATS)
+                .map(|s| {
+                    let left = h.hands[s].len();
+                    json!({
+                        "seat": s,
+                        "team": h.team_of[s],
+                        "cards_left": if viewer == Some(s) { json!(left) } else { reported(left) },
+                        "place": h.out.iter().position(|&x| x == s).map(|p| p + 1),
+                        "captured": h.captured[s],
+                    })
+                })
+                .collect();
+            let bombs: Vec<Value> = h
+                .bombs
+                .iter()
+                .map(|b| json!({"seat": b.seat, "cards": b.cards, "combo": b.combo.to_json()}))
+                .collect();
+            v["leader"] = json!(h.leader);
+            v["turn"] = json!(h.turn);
+            v["seats"] = json!(seats);
+            v["team_points"] = json!(h.team_points());
+            v["round"] = h.round_json();
+            v["order_out"] = json!(h.out);
+            v["bombs"] = json!(bombs);
+        }
+        if let Some(seat) = viewer.filter(|&s| s < SEATS) {
+            let hand = state
+                .hand
+                .as_ref()
+                .map(|h| h.hands[seat].clone())
+                .unwrap_or_default();
+            v["hand"] = json!(hand);
+        }
+        v
+    }
+
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Value> {
+        let Some(h) = state.hand.as_ref().filter(|h| h.turn == seat) else {
+            return Vec::new();
+        };
+        match h.round.top() {
+            None => vec![json!({"type": "play", "lead": true, "min_cards": 1})],
+            Some((_, top)) => vec![
+                json!({
+                    "type": "play",
+                    "lead": false,
+                    "min_cards": 1,
+                    "beat": top.to_json(),
+                    "can_beat": !legal_plays(state, seat).is_empty(),
+                }),
+                json!({"type": "pass"}),
+            ],
+        }
+    }
+
+    fn table_coins(_state: &State, _seat: SeatNo) -> Option<i64> {
+        None
+    }
+}

@@ -1,0 +1,116 @@
+use std::time::Duration;
+
+use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
+
+use super::Role;
+use crate::error::ApiError;
+
+const ISSUER: &str = "paiju";
+const AUDIENCE: &str = "paiju-api";
+
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Claims {
+    pub sub: Uuid,
+    pub name: String,
+    pub role: Role,
+    pub iss: String,
+    pub aud: String,
+    pub iat: i64,
+    pub exp: i64,
+}
+
+/// HS256 only: the algorithm is pinned, so `alg: none` and algorithm-confusion tokens fail.
+pub struct Jwt {
+    encoding: EncodingKey,
+    decoding: DecodingKey,
+    validation: Validation,
+    ttl: Duration,
+}
+
+impl Jwt {
+    pub fn new(secret: &[u8], ttl: Duration) -> Jwt {
+        let mut validation = Validation::new(Algorithm::HS256);
+        validation.set_issuer(&[ISSUER]);
+        validation.set_audience(&[AUDIENCE]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        validation.leeway = 5;
+        Jwt {
+            encoding: EncodingKey::from_secret(secret),
+            decoding: DecodingKey::from_secret(secret),
+            validation,
+            ttl,
+        }
+    }
+
+    pub fn issue(&self, id: Uuid, name: &str, role: Role) -> anyhow::Result<String> {
+        let now = chrono::Utc::now().timestamp();
+        let claims = Claims {
+            sub: id,
+            name: name.to_string(),
+            role,
+            iss: ISSUER.into(),
+            aud: AUDIENCE.into(),
+            iat: now,
+            exp: now + self.ttl.as_secs() as i64,
+        };
+        Ok(encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?)
+    }
+
+    pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+        decode::<Claims>(token, &self.decoding, &self.validation)
+            .map(|d| d.claims)
+            .map_err(|e| {
+                use jsonwebtoken::errors::ErrorKind;
+                let why = match e.kind() {
+                    ErrorKind::ExpiredSignature => "the token has expired; log in again",
+                    ErrorKind::InvalidSignature => "the token signature is not valid",
+                    ErrorKind::InvalidAlgorithm => "the token must be signed with HS256",
+                    ErrorKind::InvalidIssuer | ErrorKind::InvalidAudience => {
+                        "the token was not issued for this API"
+                    }
+                    _ => "the token is malformed",
+                };
+                ApiError::Unauthorized(why.into())
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn jwt() -> Jwt {
+        Jwt::new(b"test secret", Duration::from_secs(60))
+    }
+
+    #[test]
+    fn issued_tokens_verify_and_carry_the_role() {
+        let id = Uuid::new_v4();
+        let t = jwt().issue(id, "ann", Role::Organiser).unwrap();
+        let c = jwt().verify(&t).unwrap();
+        assert_eq!((c.sub, c.role, c.name.as_str()), (id, Role::Organiser, "ann"));
+    }
+
+    #[test]
+    fn tokens_signed_with_another_secret_or_alg_none_are_refused() {
+        let t = Jwt::new(b"other", Duration::from_secs(60))
+            .issue(Uuid::new_v4(), "x", Role::Admin)
+            .unwrap();
+        assert!(jwt().verify(&t).is_err());
+        // {"alg":"none"} header with the same claims and an empty signature.
+        let claims = t.split('.').nth(1).unwrap();
+        let none = format!("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.{claims}.");
+        assert!(jwt().verify(&none).is_err());
+    }
+
+    #[test]
+    fn expired_tokens_are_refused() {
+        let j = Jwt::new(b"s", Duration::from_secs(0));
+        let mut c = j.verify(&j.issue(Uuid::new_v4(), "x", Role::Player).unwrap()).unwrap();
+        c.exp -= 120;
+        let t = encode(&Header::new(Algorithm::HS256), &c, &EncodingKey::from_secret(b"s")).unwrap();
+        assert!(j.verify(&t).is_err());
+    }
+}

@@ -1,0 +1,98 @@
+//! Accounts: argon2 password hashes, HS256 access tokens, and the extractors that guard routes.
+
+mod jwt;
+mod password;
+
+pub use jwt::{Claims, Jwt};
+pub use password::{hash_password, verify_password};
+
+use std::future::{Ready, ready};
+
+use actix_web::dev::Payload;
+use actix_web::{FromRequest, HttpRequest, web};
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    Player,
+    Organiser,
+    Admin,
+}
+
+impl Role {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Player => "player",
+            Role::Organiser => "organiser",
+            Role::Admin => "admin",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Role> {
+        Some(match s {
+            "player" => Role::Player,
+            "organiser" => Role::Organiser,
+            "admin" => Role::Admin,
+            _ => return None,
+        })
+    }
+}
+
+/// The caller, from a valid bearer token.
+#[derive(Clone, Debug)]
+pub struct AuthUser {
+    pub id: Uuid,
+    pub username: String,
+    pub role: Role,
+}
+
+impl AuthUser {
+    pub fn require(&self, role: Role) -> Result<(), ApiError> {
+        if self.role >= role {
+            Ok(())
+        } else {
+            Err(ApiError::Forbidden(format!(
+                "this needs the {} role; you are {}",
+                role.as_str(),
+                self.role.as_str()
+            )))
+        }
+    }
+}
+
+impl FromRequest for AuthUser {
+    type Error = ApiError;
+    type Future = Ready<Result<Self, Self::Error>>;
+
+    fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
+        ready(authenticate(req))
+    }
+}
+
+fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
+    let jwt = req
+        .app_data::<web::Data<Jwt>>()
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("Jwt is not configured")))?;
+    let header = req
+        .headers()
+        .get(actix_web::http::header::AUTHORIZATION)
+        .ok_or_else(|| ApiError::Unauthorized("missing Authorization: Bearer token".into()))?;
+    let token = header
+        .to_str()
+        .ok()
+        .and_then(|h| h.strip_prefix("Bearer "))
+        .map(str::trim)
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| {
+            ApiError::Unauthorized("the Authorization header must be \"Bearer <token>\"".into())
+        })?;
+    let claims = jwt.verify(token)?;
+    Ok(AuthUser {
+        id: claims.sub,
+        username: claims.name,
+        role: claims.role,
+    })
+}

@@ -1,0 +1,59 @@
+//! Settings from the environment (api.md § Process).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Clone, Debug)]
+pub struct Config {
+    /// `DATABASE_URL`; `None` starts or reuses the project-local cluster under `data_dir/pg`.
+    pub database_url: Option<String>,
+    /// `PAIJU_BIND`, default `127.0.0.1:8080`.
+    pub bind: String,
+    /// `JWT_SECRET`; `None` draws a random one at start (tokens die with the process).
+    pub jwt_secret: Option<String>,
+    /// `PAIJU_ADMIN=username:password`.
+    pub admin: Option<(String, String)>,
+    /// `PAIJU_DATA_DIR`, default `./data`.
+    pub data_dir: PathBuf,
+    /// `PAIJU_DB_POOL`: connections this process keeps (default 16).
+    pub db_pool: u32,
+    /// How often the deadline sweeper looks for overdue turns (`PAIJU_SWEEP_MS`, default 250).
+    pub sweep_every: Duration,
+    /// Access token lifetime (`PAIJU_TOKEN_TTL_SECS`, default 86400).
+    pub token_ttl: Duration,
+}
+
+impl Config {
+    pub fn from_env() -> anyhow::Result<Config> {
+        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        let admin = match var("PAIJU_ADMIN") {
+            None => None,
+            Some(v) => {
+                let (u, p) = v.split_once(':').ok_or_else(|| {
+                    anyhow::anyhow!("PAIJU_ADMIN must be username:password")
+                })?;
+                Some((u.to_string(), p.to_string()))
+            }
+        };
+        let num = |k: &str, default: u64| -> anyhow::Result<u64> {
+            match var(k) {
+                None => Ok(default),
+                Some(v) => v
+                    .parse()
+                    .map_err(|_| anyhow::anyhow!("{k} must be a whole number, got {v:?}")),
+            }
+        };
+        Ok(Config {
+            database_url: var("DATABASE_URL"),
+            bind: var("PAIJU_BIND").unwrap_or_else(|| "127.0.0.1:8080".into()),
+            jwt_secret: var("JWT_SECRET"),
+            admin,
+            data_dir: var("PAIJU_DATA_DIR")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| PathBuf::from("data")),
+            db_pool: num("PAIJU_DB_POOL", 16)? as u32,
+            sweep_every: Duration::from_millis(num("PAIJU_SWEEP_MS", 250)?),
+            token_ttl: Duration::from_secs(num("PAIJU_TOKEN_TTL_SECS", 86_400)?),
+        })
+    }
+}

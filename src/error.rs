@@ -1,0 +1,199 @@
+//! One error type for the whole API, rendered as RFC 7807 problem+json with our stable `code`s.
+
+use actix_web::http::StatusCode;
+use actix_web::{HttpResponse, ResponseError};
+use games::engine::{RuleError, RuleErrorKind};
+use serde_json::{Value, json};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    #[error("{0}")]
+    Unauthorized(String),
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("{0}")]
+    NotFound(String),
+    /// Malformed input: unparsable JSON, unknown fields, wrong types (400).
+    #[error("{0}")]
+    BadRequest(String),
+    /// Well-formed input with values we refuse (422).
+    #[error("{0}")]
+    Validation(String),
+    #[error("{0}")]
+    Illegal(String),
+    #[error("{0}")]
+    NotYourTurn(String),
+    #[error("the match is at version {}", .0["version"])]
+    VersionConflict(Box<Value>),
+    #[error("{0}")]
+    InsufficientCoins(String),
+    #[error("{0}")]
+    SeatTaken(String),
+    #[error("{0}")]
+    MatchFull(String),
+    #[error("{0}")]
+    AlreadyRegistered(String),
+    #[error("{0}")]
+    RateLimited(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("{0}")]
+    PayloadTooLarge(String),
+    #[error("{0}")]
+    Unavailable(String),
+    #[error(transparent)]
+    Internal(#[from] anyhow::Error),
+}
+
+pub type ApiResult<T> = Result<T, ApiError>;
+
+impl ApiError {
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::Unauthorized(_) => "unauthorized",
+            ApiError::Forbidden(_) => "forbidden",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::BadRequest(_) | ApiError::Validation(_) => "validation_failed",
+            ApiError::Illegal(_) => "illegal_action",
+            ApiError::NotYourTurn(_) => "not_your_turn",
+            ApiError::VersionConflict(_) => "version_conflict",
+            ApiError::InsufficientCoins(_) => "insufficient_coins",
+            ApiError::SeatTaken(_) => "seat_taken",
+            ApiError::MatchFull(_) => "match_full",
+            ApiError::AlreadyRegistered(_) => "already_registered",
+            ApiError::RateLimited(_) => "rate_limited",
+            ApiError::Conflict(_) => "conflict",
+            ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::Unavailable(_) => "unavailable",
+            ApiError::Internal(_) => "internal",
+        }
+    }
+
+    fn title(&self) -> &'static str {
+        match self {
+            ApiError::Unauthorized(_) => "Unauthorized",
+            ApiError::Forbidden(_) => "Forbidden",
+            ApiError::NotFound(_) => "Not found",
+            ApiError::BadRequest(_) => "Bad request",
+            ApiError::Validation(_) => "Validation failed",
+            ApiError::Illegal(_) => "Illegal action",
+            ApiError::NotYourTurn(_) => "Not your turn",
+            ApiError::VersionConflict(_) => "Version conflict",
+            ApiError::InsufficientCoins(_) => "Insufficient coins",
+            ApiError::SeatTaken(_) => "Seat taken",
+            ApiError::MatchFull(_) => "Match full",
+            ApiError::AlreadyRegistered(_) => "Already registered",
+            ApiError::RateLimited(_) => "Too many requests",
+            ApiError::Conflict(_) => "Conflict",
+            ApiError::PayloadTooLarge(_) => "Payload too large",
+            ApiError::Unavailable(_) => "Service unavailable",
+            ApiError::Internal(_) => "Internal error",
+        }
+    }
+
+    fn detail(&self) -> String {
+        match self {
+            ApiError::Internal(_) => "the server failed to handle this request".into(),
+            ApiError::VersionConflict(view) => format!(
+                "the action was for another version; the match is now at version {}",
+                view["version"]
+            ),
+            other => other.to_string(),
+        }
+    }
+
+    pub fn problem(&self) -> Value {
+        let mut body = json!({
+            "type": "about:blank",
+            "title": self.title(),
+            "status": self.status_code().as_u16(),
+            "code": self.code(),
+            "detail": self.detail(),
+        });
+        if let ApiError::VersionConflict(view) = self {
+            body["view"] = (**view).clone();
+        }
+        body
+    }
+}
+
+impl ResponseError for ApiError {
+    fn status_code(&self) -> StatusCode {
+        match self {
+            ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
+            ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
+            ApiError::Validation(_)
+            | ApiError::Illegal(_)
+            | ApiError::InsufficientCoins(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::NotYourTurn(_)
+            | ApiError::VersionConflict(_)
+            | ApiError::SeatTaken(_)
+            | ApiError::MatchFull(_)
+            | ApiError::AlreadyRegistered(_)
+            | ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+
+    fn error_response(&self) -> HttpResponse {
+        if let ApiError::Internal(e) = self {
+            tracing::error!(error = ?e, "request failed");
+        }
+        let mut res = HttpResponse::build(self.status_code());
+        res.content_type("application/problem+json");
+        if matches!(self, ApiError::Unauthorized(_)) {
+            res.insert_header(("WWW-Authenticate", "Bearer"));
+        }
+        if matches!(self, ApiError::Unavailable(_)) {
+            res.insert_header(("Retry-After", "2"));
+        }
+        res.json(self.problem())
+    }
+}
+
+impl From<RuleError> for ApiError {
+    fn from(e: RuleError) -> Self {
+        match e.kind {
+            RuleErrorKind::Invalid => ApiError::Validation(e.detail),
+            RuleErrorKind::Illegal => ApiError::Illegal(e.detail),
+            RuleErrorKind::NotYourTurn => ApiError::NotYourTurn(e.detail),
+            RuleErrorKind::InsufficientCoins => ApiError::InsufficientCoins(e.detail),
+        }
+    }
+}
+
+impl From<sqlx::Error> for ApiError {
+    fn from(e: sqlx::Error) -> Self {
+        if let Some(db) = e.as_database_error() {
+            match db.code().as_deref() {
+                // lock_not_available: another request holds the match; the client retries.
+                Some("55P03") => {
+                    return ApiError::Conflict(
+                        "the match is busy with another action; retry".into(),
+                    );
+                }
+                Some("40001") | Some("40P01") => {
+                    return ApiError::Conflict("concurrent update; retry".into());
+                }
+                Some("23514") if db.constraint() == Some("accounts_balance_not_negative") => {
+                    return ApiError::InsufficientCoins(
+                        "not enough coins in the wallet for this".into(),
+                    );
+                }
+                _ => {}
+            }
+        }
+        if matches!(
+            e,
+            sqlx::Error::PoolTimedOut | sqlx::Error::Io(_) | sqlx::Error::PoolClosed
+        ) {
+            return ApiError::Unavailable("the database is not reachable right now; retry".into());
+        }
+        ApiError::Internal(e.into())
+    }
+}

@@ -1,0 +1,179 @@
+//! Coin transfers: every movement is one balanced ledger transaction; balances cannot go below
+//! zero (a CHECK constraint on `accounts`); the deferred trigger `ledger_entries_balanced`
+//! refuses to commit a transaction whose entries do not sum to zero.
+
+use std::collections::BTreeMap;
+
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Party {
+    House,
+    User(Uuid),
+    MatchEscrow(Uuid),
+    TournamentEscrow(Uuid),
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct TxMeta {
+    pub reason: &'static str,
+    pub match_id: Option<Uuid>,
+    pub tournament_id: Option<Uuid>,
+    pub hand_no: Option<i32>,
+    pub note: Option<String>,
+}
+
+/// Creates the wallet of a new user.
+pub async fn open_user_account(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<()> {
+    sqlx::query("INSERT INTO accounts (kind, user_id) VALUES ('user', $1)")
+        .bind(user)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn open_match_escrow(conn: &mut PgConnection, match_id: Uuid) -> sqlx::Result<()> {
+    sqlx::query("INSERT INTO accounts (kind, match_id) VALUES ('escrow', $1)")
+        .bind(match_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn balance(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<i64> {
+    sqlx::query_scalar("SELECT balance FROM accounts WHERE user_id = $1")
+        .bind(user)
+        .fetch_one(conn)
+        .await
+}
+
+/// Locks the accounts of `parties` in id order (so concurrent transfers never deadlock) and
+/// returns their ids and balances.
+async fn lock_accounts(
+    conn: &mut PgConnection,
+    parties: &[Party],
+) -> Result<BTreeMap<Party, (i64, i64)>, ApiError> {
+    let mut users = Vec::new();
+    let mut matches = Vec::new();
+    let mut tournaments = Vec::new();
+    let mut house = false;
+    for p in parties {
+        match *p {
+            Party::House => house = true,
+            Party::User(u) => users.push(u),
+            Party::MatchEscrow(m) => matches.push(m),
+            Party::TournamentEscrow(t) => tournaments.push(t),
+        }
+    }
+    let rows: Vec<(i64, Option<Uuid>, Option<Uuid>, Option<Uuid>, i64)> = sqlx::query_as(
+        "SELECT id, user_id, match_id, tournament_id, balance FROM accounts
+          WHERE ($1 AND kind = 'house') OR user_id = ANY($2) OR match_id = ANY($3)
+             OR tournament_id = ANY($4)
+          ORDER BY id FOR UPDATE",
+    )
+    .bind(house)
+    .bind(&users)
+    .bind(&matches)
+    .bind(&tournaments)
+    .fetch_all(&mut *conn)
+    .await?;
+    let mut found = BTreeMap::new();
+    for (id, user, m, t, balance) in rows {
+        let party = match (user, m, t) {
+            (Some(u), _, _) => Party::User(u),
+            (_, Some(m), _) => Party::MatchEscrow(m),
+            (_, _, Some(t)) => Party::TournamentEscrow(t),
+            _ => Party::House,
+        };
+        found.insert(party, (id, balance));
+    }
+    if let Some(missing) = parties.iter().find(|p| !found.contains_key(p)) {
+        return Err(ApiError::Internal(anyhow::anyhow!(
+            "ledger account missing for {missing:?}"
+        )));
+    }
+    Ok(found)
+}
+
+/// Moves coins as one balanced transaction. `legs` are (party, signed amount) and must sum to
+/// zero; legs of the same party are added up; zero legs are dropped. Returns the ids of the
+/// entries written, by party, or `None` when nothing moved.
+pub async fn transfer(
+    conn: &mut PgConnection,
+    meta: &TxMeta,
+    legs: &[(Party, i64)],
+) -> Result<Option<BTreeMap<Party, i64>>, ApiError> {
+    let mut net: BTreeMap<Party, i64> = BTreeMap::new();
+    for &(p, a) in legs {
+        *net.entry(p).or_default() += a;
+    }
+    net.retain(|_, a| *a != 0);
+    if net.values().sum::<i64>() != 0 {
+        return Err(ApiError::Internal(anyhow::anyhow!(
+            "unbalanced transfer {legs:?} for {}",
+            meta.reason
+        )));
+    }
+    if net.is_empty() {
+        return Ok(None);
+    }
+    let parties: Vec<Party> = net.keys().copied().collect();
+    let accounts = lock_accounts(conn, &parties).await?;
+    for (p, a) in &net {
+        let (_, balance) = accounts[p];
+        if *p != Party::House && balance + a < 0 {
+            return Err(ApiError::InsufficientCoins(format!(
+                "this needs {} coins but the wallet holds {balance}",
+                -a
+            )));
+        }
+    }
+    let ids: Vec<i64> = net.keys().map(|p| accounts[p].0).collect();
+    let amounts: Vec<i64> = net.values().copied().collect();
+    let entry_ids: Vec<(i64, i64)> = sqlx::query_as(
+        "WITH t AS (
+             INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
+             VALUES ($1, $2, $3, $4, $5) RETURNING id),
+         u AS (
+             UPDATE accounts a SET balance = a.balance + l.amount
+               FROM unnest($6::bigint[], $7::bigint[]) AS l(account_id, amount)
+              WHERE a.id = l.account_id
+             RETURNING a.id, a.balance, l.amount)
+         INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
+         SELECT t.id, u.id, u.amount, u.balance FROM t, u
+         RETURNING account_id, id",
+    )
+    .bind(meta.reason)
+    .bind(meta.match_id)
+    .bind(meta.tournament_id)
+    .bind(meta.hand_no)
+    .bind(&meta.note)
+    .bind(&ids)
+    .bind(&amounts)
+    .fetch_all(&mut *conn)
+    .await?;
+    let by_account: BTreeMap<i64, i64> = entry_ids.into_iter().collect();
+    Ok(Some(
+        net.keys()
+            .map(|p| (*p, by_account[&accounts[p].0]))
+            .collect(),
+    ))
+}
+
+/// Takes up to `amount` from a user's wallet to the house, never below zero; returns what was
+/// taken.
+pub async fn take_up_to(
+    conn: &mut PgConnection,
+    meta: &TxMeta,
+    user: Uuid,
+    amount: i64,
+) -> Result<i64, ApiError> {
+    let accounts = lock_accounts(conn, &[Party::User(user)]).await?;
+    let (_, balance) = accounts[&Party::User(user)];
+    let take = amount.min(balance).max(0);
+    transfer(conn, meta, &[(Party::User(user), -take), (Party::House, take)]).await?;
+    Ok(take)
+}

@@ -1,0 +1,13 @@
+//! paiju (牌局): a REST server for Chinese regional card games.
+
+pub mod auth;
+pub mod config;
+pub mod db;
+pub mod error;
+pub mod ledger;
+pub mod matches;
+pub mod openapi;
+pub mod pglocal;
+pub mod routes;
+pub mod startup;
+pub mod telemetry;

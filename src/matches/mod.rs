@@ -1,0 +1,506 @@
+//! Match lifecycle: create, join, leave, act, read, events, replay. Every change is one
+//! transaction holding the match row lock (see `table`).
+
+pub mod notify;
+pub mod options;
+pub mod sweeper;
+pub mod table;
+
+use std::time::Duration;
+
+use games::cards::{Card, canonical};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use self::notify::Hub;
+use self::options::PlatformOptions;
+use self::table::{ActionKind, SeatRow, Status, Table};
+use crate::auth::{AuthUser, Role};
+use crate::error::{ApiError, ApiResult};
+use crate::ledger;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateMatch {
+    pub game: String,
+    pub seats: Option<u32>,
+    pub options: Option<Value>,
+    pub join: Option<bool>,
+    pub buy_in: Option<i64>,
+    pub seed: Option<String>,
+    pub deck: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JoinMatch {
+    pub seat: Option<u32>,
+    pub buy_in: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, serde::Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct ActionRequest {
+    pub version: i64,
+    pub action: Value,
+}
+
+fn parse_deck(game: &dyn games::DynGame, options: &Value, raw: &[String]) -> ApiResult<Vec<Card>> {
+    let deck: Vec<Card> = raw
+        .iter()
+        .enumerate()
+        .map(|(i, c)| Card::parse(c).map_err(|e| ApiError::Validation(format!("deck[{i}]: {e}"))))
+        .collect::<Result<_, _>>()?;
+    let full = game
+        .deck(options)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
+    if canonical(&deck) != canonical(&full) {
+        let mut missing = canonical(&full);
+        let mut extra = Vec::new();
+        for c in &deck {
+            match missing.iter().position(|m| m == c) {
+                Some(i) => {
+                    missing.remove(i);
+                }
+                None => extra.push(c.to_string()),
+            }
+        }
+        let missing: Vec<String> = missing.iter().map(ToString::to_string).collect();
+        return Err(ApiError::Validation(format!(
+            "deck must hold exactly the {} cards of {} once each: {} given; \
+             not in the game's deck or duplicated: [{}]; missing: [{}]",
+            full.len(),
+            game.name(),
+            deck.len(),
+            extra.join(", "),
+            missing.join(", ")
+        )));
+    }
+    Ok(deck)
+}
+
+fn check_buy_in(buy_in: Option<i64>) -> ApiResult<i64> {
+    match buy_in {
+        None => Ok(0),
+        Some(b) if (0..=1_000_000_000_000).contains(&b) => Ok(b),
+        Some(b) => Err(ApiError::Validation(format!(
+            "buy_in must be from 0 to 1000000000000, got {b}"
+        ))),
+    }
+}
+
+/// The coins a player must hold to take a seat. Games stake from the wallet as they play, so
+/// a buy-in reserves nothing: it is the table's entry requirement.
+async fn require_coins(conn: &mut PgConnection, user: Uuid, buy_in: i64) -> ApiResult<()> {
+    let balance = ledger::balance(conn, user).await?;
+    if balance < buy_in {
+        return Err(ApiError::InsufficientCoins(format!(
+            "this seat needs {buy_in} coins and your wallet holds {balance}"
+        )));
+    }
+    Ok(())
+}
+
+async fn insert_seat(conn: &mut PgConnection, t: &mut Table, seat: usize, user: &AuthUser) -> ApiResult<()> {
+    sqlx::query("INSERT INTO match_seats (match_id, seat, user_id) VALUES ($1, $2, $3)")
+        .bind(t.id)
+        .bind(seat as i32)
+        .bind(user.id)
+        .execute(&mut *conn)
+        .await?;
+    t.seats[seat] = Some(SeatRow {
+        seat,
+        user_id: user.id,
+        username: user.username.clone(),
+        auto: false,
+        timeouts: 0,
+    });
+    t.platform_event(
+        "joined",
+        Some(seat),
+        json!({ "user_id": user.id, "username": user.username }),
+    );
+    t.version += 1;
+    Ok(())
+}
+
+pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResult<Value> {
+    let game = games::game(&req.game).ok_or_else(|| {
+        ApiError::Validation(format!(
+            "unknown game {:?}; games: {}",
+            req.game,
+            games::GAME_NAMES.join(", ")
+        ))
+    })?;
+    let range = game.seats();
+    let seats = match req.seats {
+        Some(n) => n as usize,
+        None if range.start() == range.end() => *range.start(),
+        None => {
+            return Err(ApiError::Validation(format!(
+                "seats is required: {} is played by {} to {}",
+                game.name(),
+                range.start(),
+                range.end()
+            )));
+        }
+    };
+    let (mut platform, raw) = PlatformOptions::split(req.options.as_ref())?;
+    let game_options = game.options(seats, &raw)?;
+    if req.seed.is_some() || req.deck.is_some() {
+        user.require(Role::Admin)
+            .map_err(|_| ApiError::Forbidden("only an admin may fix the seed or the deck".into()))?;
+    }
+    let seed = req
+        .seed
+        .as_deref()
+        .map(games::shuffle::parse_seed)
+        .transpose()
+        .map_err(ApiError::Validation)?;
+    let deck = req
+        .deck
+        .as_deref()
+        .map(|d| parse_deck(game, &game_options, d))
+        .transpose()?;
+    platform.buy_in = check_buy_in(req.buy_in)?;
+    let join = req.join.unwrap_or(true);
+
+    let mut tx = pool.begin().await?;
+    if join {
+        require_coins(&mut tx, user.id, platform.buy_in).await?;
+    }
+    let id = Uuid::new_v4();
+    let state = game
+        .new_match(&game_options, seats)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
+    sqlx::query(
+        "INSERT INTO matches (id, game, seats, options, status, state, created_by, fixed_seed,
+                              fixed_deck)
+         VALUES ($1, $2, $3, $4, 'waiting', $5::jsonb, $6, $7, $8)",
+    )
+    .bind(id)
+    .bind(game.name())
+    .bind(seats as i32)
+    .bind(platform.merge_into(game_options))
+    .bind(state.save())
+    .bind(user.id)
+    .bind(seed.map(|s| s.to_vec()))
+    .bind(deck.map(|d| json!(d)))
+    .execute(&mut *tx)
+    .await?;
+    ledger::open_match_escrow(&mut tx, id).await?;
+    let mut t = Table::load(&mut tx, id, true).await?;
+    t.platform_event("created", None, json!({ "by": user.id }));
+    if join {
+        insert_seat(&mut tx, &mut t, 0, user).await?;
+    }
+    t.advance(&mut tx).await?;
+    t.save(&mut tx).await?;
+    tx.commit().await?;
+    tracing::info!(match_id = %id, game = game.name(), seats, "match created");
+    Ok(t.view(Some(user.id)))
+}
+
+pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> ApiResult<Value> {
+    let buy_in = check_buy_in(req.buy_in)?;
+    let mut tx = pool.begin().await?;
+    let mut t = Table::load(&mut tx, id, true).await?;
+    if t.tournament_id.is_some() {
+        return Err(ApiError::Forbidden(
+            "this is a tournament table: its seats are given by the tournament".into(),
+        ));
+    }
+    if t.seat_of(user.id).is_some() {
+        return Err(ApiError::Conflict("you are already seated at this match".into()));
+    }
+    if matches!(t.status, Status::Finished | Status::Aborted) {
+        return Err(ApiError::Conflict(format!("the match is {}", t.status.as_str())));
+    }
+    let seat = match req.seat {
+        Some(k) => {
+            let k = k as usize;
+            if k >= t.seat_count {
+                return Err(ApiError::Validation(format!(
+                    "seat must be from 0 to {}, got {k}",
+                    t.seat_count - 1
+                )));
+            }
+            if t.seats[k].is_some() {
+                return Err(ApiError::SeatTaken(format!("seat {k} is taken")));
+            }
+            k
+        }
+        None => t
+            .seats
+            .iter()
+            .position(Option::is_none)
+            .ok_or_else(|| ApiError::MatchFull("every seat of this match is taken".into()))?,
+    };
+    let min = buy_in.max(t.platform.buy_in);
+    require_coins(&mut tx, user.id, min).await?;
+    insert_seat(&mut tx, &mut t, seat, user).await?;
+    t.advance(&mut tx).await?;
+    t.save(&mut tx).await?;
+    tx.commit().await?;
+    Ok(t.view(Some(user.id)))
+}
+
+pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+    let mut tx = pool.begin().await?;
+    let mut t = Table::load(&mut tx, id, true).await?;
+    let seat = t
+        .seat_of(user.id)
+        .ok_or_else(|| ApiError::Conflict("you are not seated at this match".into()))?;
+    if matches!(t.status, Status::Finished | Status::Aborted) {
+        return Err(ApiError::Conflict(format!(
+            "the match is {}; there is nothing to leave",
+            t.status.as_str()
+        )));
+    }
+    {
+        let started = t.state.hand_no() > 0;
+        if started {
+            t.escape(&mut tx, seat).await?;
+        }
+        sqlx::query("DELETE FROM match_seats WHERE match_id = $1 AND seat = $2")
+            .bind(id)
+            .bind(seat as i32)
+            .execute(&mut *tx)
+            .await?;
+        t.seats[seat] = None;
+        t.platform_event(
+            if started { "escaped" } else { "left" },
+            Some(seat),
+            json!({ "user_id": user.id }),
+        );
+        t.version += 1;
+        if !started && t.seats.iter().all(Option::is_none) {
+            t.status = Status::Aborted;
+        }
+    }
+    if t.status != Status::Aborted {
+        t.advance(&mut tx).await?;
+    }
+    t.save(&mut tx).await?;
+    tx.commit().await?;
+    Ok(t.view(Some(user.id)))
+}
+
+/// One client action, with optional idempotent replay.
+pub async fn act(
+    pool: &PgPool,
+    user: &AuthUser,
+    id: Uuid,
+    req: ActionRequest,
+    idempotency_key: Option<String>,
+) -> ApiResult<Value> {
+    let mut tx = pool.begin().await?;
+    let fingerprint = json!({ "match_id": id, "request": req });
+    if let Some(key) = &idempotency_key {
+        let fresh = sqlx::query(
+            "INSERT INTO idempotency (user_id, key, request) VALUES ($1, $2, $3)
+             ON CONFLICT DO NOTHING",
+        )
+        .bind(user.id)
+        .bind(key)
+        .bind(&fingerprint)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected()
+            == 1;
+        if !fresh {
+            let (request, body): (Value, Option<Value>) = sqlx::query_as(
+                "SELECT request, body FROM idempotency WHERE user_id = $1 AND key = $2",
+            )
+            .bind(user.id)
+            .bind(key)
+            .fetch_one(&mut *tx)
+            .await?;
+            if request != fingerprint {
+                return Err(ApiError::Validation(
+                    "this Idempotency-Key was already used for a different request".into(),
+                ));
+            }
+            return body.ok_or_else(|| {
+                ApiError::Conflict("the first request with this Idempotency-Key is still running".into())
+            });
+        }
+    }
+    let mut t = Table::load(&mut tx, id, true).await?;
+    let seat = t
+        .seat_of(user.id)
+        .ok_or_else(|| ApiError::Forbidden("you are not seated at this match".into()))?;
+    if req.version != t.version {
+        return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
+    }
+    if t.status != Status::Playing {
+        return Err(ApiError::Illegal(format!(
+            "the match is {}, not playing",
+            t.status.as_str()
+        )));
+    }
+    if req.action.get("type").and_then(Value::as_str) == Some("resume") {
+        if !t.seats[seat].as_ref().is_some_and(|s| s.auto) {
+            return Err(ApiError::Illegal(
+                "resume ends automatic play (托管), and your seat is not in it".into(),
+            ));
+        }
+        t.platform_event("resumed", Some(seat), json!({}));
+        t.version += 1;
+    } else {
+        t.apply(&mut tx, seat, req.action, ActionKind::Client).await?;
+    }
+    if let Some(s) = t.seats[seat].as_mut()
+        && (s.auto || s.timeouts != 0)
+    {
+        s.auto = false;
+        s.timeouts = 0;
+        t.mark_seat(seat);
+    }
+    t.advance(&mut tx).await?;
+    t.save(&mut tx).await?;
+    let view = t.view(Some(user.id));
+    if let Some(key) = &idempotency_key {
+        sqlx::query("UPDATE idempotency SET status = 200, body = $3 WHERE user_id = $1 AND key = $2")
+            .bind(user.id)
+            .bind(key)
+            .bind(&view)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(view)
+}
+
+/// The caller's view; with `wait_version`, waits (up to `timeout`) for a newer version.
+pub async fn get(
+    pool: &PgPool,
+    hub: &Hub,
+    user: &AuthUser,
+    id: Uuid,
+    wait: Option<(i64, Duration)>,
+) -> ApiResult<Value> {
+    if let Some((after, timeout)) = wait {
+        let mut rx = hub.subscribe();
+        let until = tokio::time::Instant::now() + timeout;
+        loop {
+            let version: i64 = sqlx::query_scalar("SELECT version FROM matches WHERE id = $1")
+                .bind(id)
+                .fetch_optional(pool)
+                .await?
+                .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+            if version > after
+                || tokio::time::timeout_at(until, Hub::changed(&mut rx, id))
+                    .await
+                    .is_err()
+            {
+                break;
+            }
+        }
+    }
+    let mut conn = pool.acquire().await?;
+    let t = Table::load(&mut conn, id, false).await?;
+    Ok(t.view(Some(user.id)))
+}
+
+pub async fn events(
+    pool: &PgPool,
+    user: &AuthUser,
+    id: Uuid,
+    after: i64,
+    limit: i64,
+) -> ApiResult<Value> {
+    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM matches WHERE id = $1)")
+        .bind(id)
+        .fetch_one(pool)
+        .await?;
+    if !exists {
+        return Err(ApiError::NotFound(format!("no match with id {id}")));
+    }
+    let rows: Vec<(i64, String, Option<i32>, Value, chrono::DateTime<chrono::Utc>, i32)> =
+        sqlx::query_as(
+            "SELECT seq, kind, seat, data, at, hand_no FROM match_events
+              WHERE match_id = $1 AND seq > $2
+                AND (visible_to IS NULL OR $3 = ANY (visible_to))
+              ORDER BY seq LIMIT $4",
+        )
+        .bind(id)
+        .bind(after)
+        .bind(user.id)
+        .bind(limit)
+        .fetch_all(pool)
+        .await?;
+    let events: Vec<Value> = rows
+        .into_iter()
+        .map(|(seq, kind, seat, data, at, hand_no)| {
+            json!({ "seq": seq, "type": kind, "seat": seat, "data": data, "at": at,
+                    "hand_no": hand_no })
+        })
+        .collect();
+    Ok(json!({ "events": events }))
+}
+
+pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
+    let m: Option<(String, i32, Value)> =
+        sqlx::query_as("SELECT game, seats, options FROM matches WHERE id = $1")
+            .bind(id)
+            .fetch_optional(pool)
+            .await?;
+    let (game, seats, options) =
+        m.ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+    #[allow(clippy::type_complexity)]
+    let hands: Vec<(i32, Option<Vec<u8>>, Option<String>, Value, Value, Value, Value, i64, Option<Value>)> =
+        sqlx::query_as(
+            "SELECT hand_no, seed, commitment, deck, start_state, wallets, scores, start_ms, result
+               FROM hands WHERE match_id = $1 AND ended_at IS NOT NULL ORDER BY hand_no",
+        )
+        .bind(id)
+        .fetch_all(pool)
+        .await?;
+    let actions: Vec<(i32, i32, String, Option<Value>, i64)> = sqlx::query_as(
+        "SELECT a.hand_no, a.seat, a.kind, a.action, a.now_ms FROM match_actions a
+          WHERE a.match_id = $1
+            AND EXISTS (SELECT 1 FROM hands h WHERE h.match_id = a.match_id
+                           AND h.hand_no = a.hand_no AND h.ended_at IS NOT NULL)
+          ORDER BY a.n",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    let hands: Vec<Value> = hands
+        .into_iter()
+        .map(|(no, seed, commitment, deck, start_state, wallets, scores, start_ms, result)| {
+            let acts: Vec<Value> = actions
+                .iter()
+                .filter(|a| a.0 == no)
+                .map(|(_, seat, kind, action, now_ms)| {
+                    json!({ "seat": seat, "kind": kind, "action": action, "now_ms": now_ms })
+                })
+                .collect();
+            json!({
+                "hand_no": no,
+                "seed": seed.map(|s| games::shuffle::to_hex(&s)),
+                "shuffle_commitment": commitment,
+                "deck_fixed": deck["fixed"],
+                "deck": deck["cards"],
+                "start_state": start_state,
+                "wallets": wallets,
+                "scores": scores,
+                "start_ms": start_ms,
+                "actions": acts,
+                "result": result,
+            })
+        })
+        .collect();
+    Ok(json!({
+        "match_id": id,
+        "game": game,
+        "seats": seats,
+        "options": options,
+        "shuffle": "Fisher-Yates over ChaCha20 seeded with the 32-byte seed; the deck order \
+                    before shuffling is the game's deck listing (see docs/rules)",
+        "hands": hands,
+    }))
+}

@@ -1,0 +1,103 @@
+//! Plays overdue turns. Every server process runs one; `FOR UPDATE SKIP LOCKED` hands each
+//! overdue match to exactly one of them, and the automatic action goes through `Table::apply`
+//! like a client's.
+
+use std::time::Duration;
+
+use serde_json::json;
+use sqlx::PgPool;
+use tokio::sync::watch;
+use uuid::Uuid;
+
+use super::table::{ActionKind, Table};
+use crate::error::ApiError;
+
+/// A seat that timed out this many times in a row is put in 托管 (automatic play).
+const TIMEOUTS_TO_AUTO: i32 = 2;
+
+/// Runs until `stop` changes.
+pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>) {
+    tracing::info!(every_ms = every.as_millis() as u64, "deadline sweeper started");
+    let mut failing = false;
+    loop {
+        match sweep(&pool).await {
+            Ok(n) => {
+                if failing {
+                    tracing::info!("deadline sweeper recovered");
+                    failing = false;
+                }
+                if n > 0 {
+                    tracing::debug!(matches = n, "played overdue turns");
+                }
+            }
+            Err(e) => {
+                if !failing {
+                    tracing::warn!(error = %e, "deadline sweep failed; will retry");
+                }
+                failing = true;
+            }
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(every) => {}
+            _ = stop.changed() => break,
+        }
+    }
+    tracing::info!("deadline sweeper stopped");
+}
+
+/// Plays every match whose deadline has passed; returns how many.
+pub async fn sweep(pool: &PgPool) -> Result<usize, ApiError> {
+    let mut n = 0;
+    while sweep_one(pool).await? {
+        n += 1;
+    }
+    Ok(n)
+}
+
+async fn sweep_one(pool: &PgPool) -> Result<bool, ApiError> {
+    let mut tx = pool.begin().await?;
+    let id: Option<Uuid> = sqlx::query_scalar(
+        "SELECT id FROM matches WHERE deadline_at <= now()
+          ORDER BY deadline_at LIMIT 1 FOR UPDATE SKIP LOCKED",
+    )
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(id) = id else {
+        return Ok(false);
+    };
+    if let Err(e) = play_overdue(&mut tx, id).await {
+        // A match the engine cannot advance must not block every other overdue match: log it
+        // and look again later.
+        drop(tx);
+        tracing::error!(match_id = %id, error = %e, "could not play an overdue turn");
+        sqlx::query("UPDATE matches SET deadline_at = now() + interval '30 seconds' WHERE id = $1")
+            .bind(id)
+            .execute(pool)
+            .await?;
+        return Ok(true);
+    }
+    tx.commit().await?;
+    Ok(true)
+}
+
+async fn play_overdue(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<(), ApiError> {
+    let mut t = Table::load(tx, id, true).await?;
+    for seat in t.state.to_act() {
+        if !t.state.to_act().contains(&seat) {
+            continue;
+        }
+        let action = t.state.auto_action(seat);
+        t.platform_event("timeout", Some(seat), json!({}));
+        t.apply(tx, seat, action, ActionKind::Timeout).await?;
+        if let Some(s) = t.seats[seat].as_mut() {
+            s.timeouts += 1;
+            if s.timeouts >= TIMEOUTS_TO_AUTO && !s.auto {
+                s.auto = true;
+                t.platform_event("auto", Some(seat), json!({ "auto": true }));
+            }
+            t.mark_seat(seat);
+        }
+    }
+    t.advance(tx).await?;
+    t.save(tx).await
+}

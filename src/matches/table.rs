@@ -1,0 +1,700 @@
+//! A match loaded inside one database transaction: the only place that drives a game engine.
+//! Client actions, joins, leaves and the deadline sweeper all go through `Table`, so an
+//! automatic action takes exactly the path of a client's.
+
+use chrono::{DateTime, Utc};
+use games::cards::Card;
+use games::engine::{Ctx, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
+use games::shuffle::{Seed, commitment, shuffle};
+use games::{DynGame, DynState};
+use serde::Deserialize;
+use serde_json::{Value, json};
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use super::options::PlatformOptions;
+use crate::error::ApiError;
+use crate::ledger::{self, Party, TxMeta};
+
+/// Bound on automatic steps in one transaction; a game that would loop forever is a bug, and
+/// this turns it into an error instead of a hung request.
+const MAX_AUTO_STEPS: usize = 2_000;
+
+#[derive(Clone, Debug, Deserialize)]
+pub struct SeatRow {
+    pub seat: usize,
+    pub user_id: Uuid,
+    pub username: String,
+    pub auto: bool,
+    pub timeouts: i32,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Waiting,
+    Playing,
+    Finished,
+    Aborted,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+            Status::Aborted => "aborted",
+        }
+    }
+    fn parse(s: &str) -> Status {
+        match s {
+            "playing" => Status::Playing,
+            "finished" => Status::Finished,
+            "aborted" => Status::Aborted,
+            _ => Status::Waiting,
+        }
+    }
+}
+
+/// How an action came to be applied; stored with it for replays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ActionKind {
+    Client,
+    Timeout,
+    Auto,
+}
+
+impl ActionKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Client => "action",
+            ActionKind::Timeout => "timeout",
+            ActionKind::Auto => "auto",
+        }
+    }
+}
+
+struct PendingEvent {
+    hand_no: i32,
+    kind: String,
+    seat: Option<i32>,
+    data: Value,
+    visible_to: Option<Vec<Uuid>>,
+}
+
+struct PendingAction {
+    hand_no: i32,
+    seat: i32,
+    kind: &'static str,
+    action: Option<Value>,
+    now_ms: i64,
+}
+
+pub struct Table {
+    pub id: Uuid,
+    pub game: &'static dyn DynGame,
+    pub seat_count: usize,
+    pub options: Value,
+    pub platform: PlatformOptions,
+    pub status: Status,
+    pub version: i64,
+    pub last_seq: i64,
+    pub action_no: i64,
+    pub state: Box<dyn DynState>,
+    pub deadline_at: Option<DateTime<Utc>>,
+    pub tournament_id: Option<Uuid>,
+    pub fixed_seed: Option<Vec<u8>>,
+    pub fixed_deck: Option<Vec<Card>>,
+    pub commitment: Option<String>,
+    pub last_result: Option<Value>,
+    pub seats: Vec<Option<SeatRow>>,
+    pub now: DateTime<Utc>,
+    events: Vec<PendingEvent>,
+    actions: Vec<PendingAction>,
+    dirty_seats: Vec<usize>,
+}
+
+#[derive(sqlx::FromRow)]
+struct MatchRecord {
+    id: Uuid,
+    game: String,
+    seats: i32,
+    options: Value,
+    status: String,
+    version: i64,
+    last_seq: i64,
+    action_no: i64,
+    state: String,
+    deadline_at: Option<DateTime<Utc>>,
+    tournament_id: Option<Uuid>,
+    fixed_seed: Option<Vec<u8>>,
+    fixed_deck: Option<Value>,
+    commitment: Option<String>,
+    last_result: Option<Value>,
+    seat_rows: Value,
+}
+
+const LOAD_SQL: &str = "
+SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.action_no,
+       m.state::text AS state, m.deadline_at, m.tournament_id, m.fixed_seed, m.fixed_deck,
+       m.commitment, m.last_result,
+       COALESCE((SELECT json_agg(json_build_object('seat', s.seat, 'user_id', s.user_id,
+                                 'username', u.username, 'auto', s.auto,
+                                 'timeouts', s.timeouts) ORDER BY s.seat)
+                   FROM match_seats s JOIN users u ON u.id = s.user_id
+                  WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows
+  FROM matches m WHERE m.id = $1";
+
+impl Table {
+    /// Loads a match; `lock` takes the row lock that serialises every change to one match.
+    pub async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> Result<Table, ApiError> {
+        let sql = if lock {
+            format!("{LOAD_SQL} FOR UPDATE OF m")
+        } else {
+            LOAD_SQL.to_string()
+        };
+        // Both variants are built from constants only.
+        let rec: MatchRecord = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+        Table::from_record(rec)
+    }
+
+    fn from_record(rec: MatchRecord) -> Result<Table, ApiError> {
+        let corrupt = |what: &str, e: String| {
+            ApiError::Internal(anyhow::anyhow!("match {}: stored {what} unreadable: {e}", rec.id))
+        };
+        let game = games::game(&rec.game)
+            .ok_or_else(|| corrupt("game", format!("unknown game {}", rec.game)))?;
+        let state = game
+            .load(&rec.state)
+            .map_err(|e| corrupt("state", e))?;
+        let platform = PlatformOptions::from_stored(&rec.options);
+        let rows: Vec<SeatRow> =
+            serde_json::from_value(rec.seat_rows).map_err(|e| corrupt("seats", e.to_string()))?;
+        let mut seats = vec![None; rec.seats as usize];
+        for r in rows {
+            let i = r.seat;
+            seats[i] = Some(r);
+        }
+        let fixed_deck = match rec.fixed_deck {
+            Some(d) => Some(serde_json::from_value(d).map_err(|e| corrupt("deck", e.to_string()))?),
+            None => None,
+        };
+        Ok(Table {
+            id: rec.id,
+            game,
+            seat_count: rec.seats as usize,
+            options: rec.options,
+            platform,
+            status: Status::parse(&rec.status),
+            version: rec.version,
+            last_seq: rec.last_seq,
+            action_no: rec.action_no,
+            state,
+            deadline_at: rec.deadline_at,
+            tournament_id: rec.tournament_id,
+            fixed_seed: rec.fixed_seed,
+            fixed_deck,
+            commitment: rec.commitment,
+            last_result: rec.last_result,
+            seats,
+            now: Utc::now(),
+            events: Vec::new(),
+            actions: Vec::new(),
+            dirty_seats: Vec::new(),
+        })
+    }
+
+    pub fn seat_of(&self, user: Uuid) -> Option<SeatNo> {
+        self.seats
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.user_id == user))
+    }
+
+    pub fn full(&self) -> bool {
+        self.seats.iter().all(Option::is_some)
+    }
+
+    fn ctx(&self) -> Ctx {
+        Ctx {
+            now_ms: self.now.timestamp_millis(),
+        }
+    }
+
+    fn hand_no(&self) -> i32 {
+        self.state.hand_no() as i32
+    }
+
+    /// Records a platform event (joins, leaves, timeouts) visible to everyone.
+    pub fn platform_event(&mut self, kind: &str, seat: Option<SeatNo>, data: Value) {
+        self.events.push(PendingEvent {
+            hand_no: self.hand_no(),
+            kind: kind.to_string(),
+            seat: seat.map(|s| s as i32),
+            data,
+            visible_to: None,
+        });
+    }
+
+    pub fn mark_seat(&mut self, seat: SeatNo) {
+        if !self.dirty_seats.contains(&seat) {
+            self.dirty_seats.push(seat);
+        }
+    }
+
+    /// Applies one action for `seat` through the engine and carries out its outcome.
+    pub async fn apply(
+        &mut self,
+        conn: &mut PgConnection,
+        seat: SeatNo,
+        action: Value,
+        kind: ActionKind,
+    ) -> Result<(), ApiError> {
+        let hand_no = self.hand_no();
+        let outcome = self.state.apply(seat, &action, self.ctx())?;
+        self.actions.push(PendingAction {
+            hand_no,
+            seat: seat as i32,
+            kind: kind.as_str(),
+            action: Some(action),
+            now_ms: self.ctx().now_ms,
+        });
+        self.version += 1;
+        self.carry_out(conn, outcome).await
+    }
+
+    /// 逃跑: a seated player leaves a match in progress.
+    pub async fn escape(&mut self, conn: &mut PgConnection, seat: SeatNo) -> Result<(), ApiError> {
+        let hand_no = self.hand_no();
+        let outcome = self.state.leave(seat, self.ctx());
+        self.actions.push(PendingAction {
+            hand_no,
+            seat: seat as i32,
+            kind: "leave",
+            action: None,
+            now_ms: self.ctx().now_ms,
+        });
+        self.version += 1;
+        self.carry_out(conn, outcome).await
+    }
+
+    fn user_at(&self, seat: SeatNo) -> Result<Uuid, ApiError> {
+        self.seats
+            .get(seat)
+            .and_then(|s| s.as_ref())
+            .map(|s| s.user_id)
+            .ok_or_else(|| {
+                ApiError::Internal(anyhow::anyhow!("match {}: money for empty seat {seat}", self.id))
+            })
+    }
+
+    async fn carry_out(&mut self, conn: &mut PgConnection, outcome: Outcome) -> Result<(), ApiError> {
+        let hand_no = self.hand_no();
+        for e in outcome.events {
+            let visible_to = match e.to {
+                Visibility::All => None,
+                Visibility::Seats(seats) => Some(
+                    seats
+                        .iter()
+                        .filter_map(|&s| self.seats.get(s).and_then(|r| r.as_ref()).map(|r| r.user_id))
+                        .collect(),
+                ),
+            };
+            self.events.push(PendingEvent {
+                hand_no,
+                kind: e.kind.to_string(),
+                seat: e.seat.map(|s| s as i32),
+                data: e.data,
+                visible_to,
+            });
+        }
+        self.move_money(conn, hand_no, &outcome.money).await?;
+        if let Some(result) = outcome.hand_end {
+            let detail = json!({
+                "hand_no": result.hand_no,
+                "points": result.points,
+                "coins": result.coins,
+                "detail": result.detail,
+            });
+            let updated = sqlx::query(
+                "UPDATE hands SET ended_at = now(), result = $3
+                  WHERE match_id = $1 AND hand_no = $2 AND ended_at IS NULL",
+            )
+            .bind(self.id)
+            .bind(result.hand_no as i32)
+            .bind(&detail)
+            .execute(&mut *conn)
+            .await?;
+            if updated.rows_affected() != 1 {
+                return Err(ApiError::Internal(anyhow::anyhow!(
+                    "match {} hand {} settled twice or never started",
+                    self.id,
+                    result.hand_no
+                )));
+            }
+            self.record_points(conn, result.hand_no as i32, &result.points).await?;
+            self.platform_event("hand_ended", None, detail.clone());
+            self.last_result = Some(detail);
+        }
+        Ok(())
+    }
+
+    async fn move_money(
+        &mut self,
+        conn: &mut PgConnection,
+        hand_no: i32,
+        money: &[Money],
+    ) -> Result<(), ApiError> {
+        if money.is_empty() {
+            return Ok(());
+        }
+        let meta = |reason| TxMeta {
+            reason,
+            match_id: Some(self.id),
+            tournament_id: self.tournament_id,
+            hand_no: Some(hand_no),
+            note: None,
+        };
+        let escrow = Party::MatchEscrow(self.id);
+        let mut settlement = Vec::new();
+        let mut penalty = Vec::new();
+        for m in money {
+            match *m {
+                Money::Stake { seat, amount } => {
+                    let user = Party::User(self.user_at(seat)?);
+                    ledger::transfer(conn, &meta("stake"), &[(user, -amount), (escrow, amount)])
+                        .await?;
+                }
+                Money::Payout { seat, amount } => {
+                    settlement.push((Party::User(self.user_at(seat)?), amount));
+                    settlement.push((escrow, -amount));
+                }
+                Money::Forfeit { amount, .. } => {
+                    penalty.push((escrow, -amount));
+                    penalty.push((Party::House, amount));
+                }
+                Money::Penalty { seat, amount } => {
+                    let user = self.user_at(seat)?;
+                    ledger::take_up_to(conn, &meta("escape_penalty"), user, amount).await?;
+                }
+            }
+        }
+        ledger::transfer(conn, &meta("escape_penalty"), &penalty).await?;
+        ledger::transfer(conn, &meta("hand_settlement"), &settlement).await?;
+        Ok(())
+    }
+
+    async fn record_points(
+        &mut self,
+        conn: &mut PgConnection,
+        hand_no: i32,
+        points: &[i64],
+    ) -> Result<(), ApiError> {
+        let mut users = Vec::new();
+        let mut deltas = Vec::new();
+        for (seat, &p) in points.iter().enumerate() {
+            if let Some(Some(s)) = self.seats.get(seat) {
+                users.push(s.user_id);
+                deltas.push(p);
+            }
+        }
+        sqlx::query(
+            "WITH d AS (SELECT * FROM unnest($1::uuid[], $2::bigint[]) AS d(user_id, delta)),
+                  up AS (INSERT INTO scores (user_id, game, points)
+                         SELECT user_id, $3, delta FROM d
+                         ON CONFLICT (user_id, game)
+                         DO UPDATE SET points = scores.points + EXCLUDED.points
+                         RETURNING user_id, points)
+             INSERT INTO score_entries (user_id, game, match_id, hand_no, delta, points_after)
+             SELECT d.user_id, $3, $4, $5, d.delta, up.points FROM d JOIN up USING (user_id)",
+        )
+        .bind(&users)
+        .bind(&deltas)
+        .bind(self.game.name())
+        .bind(self.id)
+        .bind(hand_no)
+        .execute(conn)
+        .await?;
+        Ok(())
+    }
+
+    /// Runs everything that happens without a client: dealing when every seat is taken,
+    /// playing seats in 托管 (and empty seats) at once, finishing. Then sets the deadline.
+    pub async fn advance(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        for _ in 0..MAX_AUTO_STEPS {
+            match self.state.stage() {
+                Stage::Finished => {
+                    self.status = Status::Finished;
+                    break;
+                }
+                Stage::NeedsDeal => {
+                    let hands_done = self.state.hand_no();
+                    if self.platform.hands.is_some_and(|h| hands_done >= h) {
+                        self.status = Status::Finished;
+                        break;
+                    }
+                    if !self.full() {
+                        self.status = Status::Waiting;
+                        break;
+                    }
+                    self.deal(conn).await?;
+                }
+                Stage::InHand => {
+                    self.status = Status::Playing;
+                    let auto: Vec<SeatNo> = self
+                        .state
+                        .to_act()
+                        .into_iter()
+                        .filter(|&s| self.seats[s].as_ref().is_none_or(|r| r.auto))
+                        .collect();
+                    if auto.is_empty() {
+                        break;
+                    }
+                    for seat in auto {
+                        if self.state.to_act().contains(&seat) {
+                            let action = self.state.auto_action(seat);
+                            self.apply(conn, seat, action, ActionKind::Auto).await?;
+                        }
+                    }
+                }
+            }
+        }
+        self.deadline_at = match self.status {
+            Status::Playing if !self.state.to_act().is_empty() => Some(
+                self.now + chrono::Duration::seconds(self.platform.turn_timeout_secs as i64),
+            ),
+            _ => None,
+        };
+        Ok(())
+    }
+
+    async fn deal(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        let hand_no = self.state.hand_no() + 1;
+        let seed: Seed = match &self.fixed_seed {
+            Some(s) => {
+                // Each hand of a fixed-seed match has its own seed, derived from the fixed one.
+                let mut seed = [0u8; 32];
+                seed.copy_from_slice(&s[..32]);
+                seed[0] ^= (hand_no & 0xff) as u8;
+                seed[1] ^= ((hand_no >> 8) & 0xff) as u8;
+                seed
+            }
+            None => {
+                let mut seed = [0u8; 32];
+                getrandom::fill(&mut seed)
+                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("OS randomness: {e}")))?;
+                seed
+            }
+        };
+        let (deck, deck_fixed) = match (&self.fixed_deck, hand_no) {
+            (Some(d), 1) => (d.clone(), true),
+            _ => {
+                let mut d = self
+                    .game
+                    .deck(&PlatformOptions::game_part(&self.options))
+                    .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
+                shuffle(&mut d, &seed);
+                (d, false)
+            }
+        };
+        let users: Vec<Uuid> = self.seats.iter().flatten().map(|s| s.user_id).collect();
+        let rows: Vec<(Uuid, i64, i64)> = sqlx::query_as(
+            "SELECT a.user_id, a.balance, COALESCE(s.points, 0)
+               FROM accounts a LEFT JOIN scores s ON s.user_id = a.user_id AND s.game = $2
+              WHERE a.user_id = ANY($1)",
+        )
+        .bind(&users)
+        .bind(self.game.name())
+        .fetch_all(&mut *conn)
+        .await?;
+        let lookup = |u: Uuid| rows.iter().find(|r| r.0 == u).map(|r| (r.1, r.2)).unwrap_or((0, 0));
+        let (wallets, scores): (Vec<i64>, Vec<i64>) =
+            users.iter().map(|&u| lookup(u)).unzip();
+        let start_state = self.state.save();
+        let ctx = self.ctx();
+        let outcome = self.state.start_hand(HandStart {
+            deck: deck.clone(),
+            ctx,
+            wallets: wallets.clone(),
+            scores: scores.clone(),
+        });
+        let commit = commitment(&seed);
+        sqlx::query(
+            "INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
+                                scores, start_ms)
+             VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)",
+        )
+        .bind(self.id)
+        .bind(hand_no as i32)
+        .bind(if deck_fixed { None } else { Some(seed.to_vec()) })
+        .bind(&commit)
+        .bind(json!({ "cards": deck, "fixed": deck_fixed }))
+        .bind(&start_state)
+        .bind(json!(wallets))
+        .bind(json!(scores))
+        .bind(ctx.now_ms)
+        .execute(&mut *conn)
+        .await?;
+        self.commitment = Some(commit.clone());
+        self.version += 1;
+        self.platform_event(
+            "hand_started",
+            None,
+            json!({ "hand_no": hand_no, "shuffle_commitment": commit }),
+        );
+        self.carry_out(conn, outcome).await
+    }
+
+    /// Writes the state, events, actions and seat flags. Call once, at the end of the
+    /// transaction's work.
+    pub async fn save(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        let first_seq = self.last_seq + 1;
+        self.last_seq += self.events.len() as i64;
+        let first_action = self.action_no + 1;
+        self.action_no += self.actions.len() as i64;
+        sqlx::query(
+            "UPDATE matches SET state = $2::jsonb, version = $3, last_seq = $4, action_no = $5,
+                    status = $6, deadline_at = $7, commitment = $8, last_result = $9,
+                    updated_at = now()
+              WHERE id = $1",
+        )
+        .bind(self.id)
+        .bind(self.state.save())
+        .bind(self.version)
+        .bind(self.last_seq)
+        .bind(self.action_no)
+        .bind(self.status.as_str())
+        .bind(self.deadline_at)
+        .bind(&self.commitment)
+        .bind(&self.last_result)
+        .execute(&mut *conn)
+        .await?;
+        if !self.events.is_empty() {
+            let events = std::mem::take(&mut self.events);
+            let seqs: Vec<i64> = (first_seq..).take(events.len()).collect();
+            let hands: Vec<i32> = events.iter().map(|e| e.hand_no).collect();
+            let kinds: Vec<String> = events.iter().map(|e| e.kind.clone()).collect();
+            let seats: Vec<Option<i32>> = events.iter().map(|e| e.seat).collect();
+            let data: Vec<Value> = events.iter().map(|e| e.data.clone()).collect();
+            // unnest cannot take an array of arrays of different lengths: send each
+            // visibility list as JSON and expand it in SQL.
+            let vis: Vec<Option<Value>> =
+                events.iter().map(|e| e.visible_to.as_ref().map(|v| json!(v))).collect();
+            sqlx::query(
+                "INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data, visible_to, at)
+                 SELECT $1, e.seq, e.hand_no, e.kind, e.seat, e.data,
+                        CASE WHEN e.vis IS NULL THEN NULL
+                             ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
+                        $8
+                   FROM unnest($2::bigint[], $3::int[], $4::text[], $5::int[], $6::jsonb[],
+                               $7::jsonb[]) AS e(seq, hand_no, kind, seat, data, vis)",
+            )
+            .bind(self.id)
+            .bind(&seqs)
+            .bind(&hands)
+            .bind(&kinds)
+            .bind(&seats)
+            .bind(&data)
+            .bind(&vis)
+            .bind(self.now)
+            .execute(&mut *conn)
+            .await?;
+        }
+        if !self.actions.is_empty() {
+            let actions = std::mem::take(&mut self.actions);
+            let ns: Vec<i64> = (first_action..).take(actions.len()).collect();
+            let hands: Vec<i32> = actions.iter().map(|a| a.hand_no).collect();
+            let seats: Vec<i32> = actions.iter().map(|a| a.seat).collect();
+            let kinds: Vec<&str> = actions.iter().map(|a| a.kind).collect();
+            let acts: Vec<Option<Value>> = actions.iter().map(|a| a.action.clone()).collect();
+            let ms: Vec<i64> = actions.iter().map(|a| a.now_ms).collect();
+            sqlx::query(
+                "INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
+                 SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::text[],
+                                          $6::jsonb[], $7::bigint[])",
+            )
+            .bind(self.id)
+            .bind(&ns)
+            .bind(&hands)
+            .bind(&seats)
+            .bind(&kinds)
+            .bind(&acts)
+            .bind(&ms)
+            .execute(&mut *conn)
+            .await?;
+        }
+        for seat in std::mem::take(&mut self.dirty_seats) {
+            if let Some(s) = &self.seats[seat] {
+                sqlx::query(
+                    "UPDATE match_seats SET auto = $3, timeouts = $4
+                      WHERE match_id = $1 AND seat = $2",
+                )
+                .bind(self.id)
+                .bind(seat as i32)
+                .bind(s.auto)
+                .bind(s.timeouts)
+                .execute(&mut *conn)
+                .await?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The match as `user` may see it (api.md § The match view).
+    pub fn view(&self, user: Option<Uuid>) -> Value {
+        let me = user.and_then(|u| self.seat_of(u));
+        let in_hand = self.state.stage() == Stage::InHand;
+        let seats: Vec<Value> = self
+            .seats
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match s {
+                Some(s) => json!({
+                    "seat": i,
+                    "user_id": s.user_id,
+                    "username": s.username,
+                    "coins_at_table": self.state.table_coins(i),
+                    "auto": s.auto,
+                }),
+                None => json!({
+                    "seat": i, "user_id": null, "username": null,
+                    "coins_at_table": null, "auto": false,
+                }),
+            })
+            .collect();
+        let mut legal = match (me, self.status) {
+            (Some(seat), Status::Playing) => self.state.legal_actions(seat),
+            _ => Vec::new(),
+        };
+        if let Some(seat) = me
+            && self.seats[seat].as_ref().is_some_and(|s| s.auto)
+        {
+            legal.push(json!({ "type": "resume" }));
+        }
+        json!({
+            "id": self.id,
+            "game": self.game.name(),
+            "status": self.status.as_str(),
+            "version": self.version,
+            "options": self.options,
+            "seats": seats,
+            "you": me.map(|s| json!({ "seat": s })),
+            "hand_no": self.state.hand_no(),
+            "phase": if self.status == Status::Waiting && self.state.hand_no() == 0 {
+                "waiting"
+            } else {
+                self.state.phase()
+            },
+            "to_act": if in_hand { self.state.to_act() } else { Vec::new() },
+            "deadline": self.deadline_at,
+            "legal_actions": legal,
+            "shuffle_commitment": self.commitment,
+            "tournament_id": self.tournament_id,
+            "state": self.state.view(me),
+            "last_result": self.last_result,
+        })
+    }
+}

@@ -1,0 +1,171 @@
+use std::time::Duration;
+
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, get, post, web};
+use serde::Deserialize;
+use serde_json::Value;
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::auth::AuthUser;
+use crate::error::{ApiError, ApiResult};
+use crate::matches::{self, ActionRequest, CreateMatch, JoinMatch, notify::Hub};
+
+const MAX_WAIT_SECS: u64 = 30;
+const MAX_IDEMPOTENCY_KEY: usize = 64;
+
+fn view_response(view: Value) -> HttpResponse {
+    let etag = format!("\"{}\"", view["version"]);
+    HttpResponse::Ok()
+        .insert_header((header::ETAG, etag))
+        .json(view)
+}
+
+#[post("/v1/matches")]
+pub async fn create(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    body: web::Json<CreateMatch>,
+) -> ApiResult<HttpResponse> {
+    let view = matches::create(&pool, &user, body.into_inner()).await?;
+    let etag = format!("\"{}\"", view["version"]);
+    Ok(HttpResponse::Created()
+        .insert_header((header::ETAG, etag))
+        .insert_header((header::LOCATION, format!("/v1/matches/{}", view["id"].as_str().unwrap_or_default())))
+        .json(view))
+}
+
+#[post("/v1/matches/{id}/join")]
+pub async fn join(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+    body: Option<web::Json<JoinMatch>>,
+) -> ApiResult<HttpResponse> {
+    let req = body.map(web::Json::into_inner).unwrap_or(JoinMatch {
+        seat: None,
+        buy_in: None,
+    });
+    Ok(view_response(matches::join(&pool, &user, path.into_inner(), req).await?))
+}
+
+#[post("/v1/matches/{id}/leave")]
+pub async fn leave(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(view_response(matches::leave(&pool, &user, path.into_inner()).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ViewQuery {
+    wait_version: Option<i64>,
+    timeout: Option<u64>,
+}
+
+#[get("/v1/matches/{id}")]
+pub async fn show(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    hub: web::Data<Hub>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+    q: web::Query<ViewQuery>,
+) -> ApiResult<HttpResponse> {
+    let wait = match (q.wait_version, q.timeout) {
+        (Some(v), t) => {
+            let t = t.unwrap_or(MAX_WAIT_SECS);
+            if t > MAX_WAIT_SECS {
+                return Err(ApiError::Validation(format!(
+                    "timeout must be at most {MAX_WAIT_SECS} seconds, got {t}"
+                )));
+            }
+            Some((v, Duration::from_secs(t)))
+        }
+        (None, Some(_)) => {
+            return Err(ApiError::Validation("timeout goes with wait_version".into()));
+        }
+        (None, None) => None,
+    };
+    let view = matches::get(&pool, &hub, &user, path.into_inner(), wait).await?;
+    let etag = format!("\"{}\"", view["version"]);
+    let unchanged = req
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|h| h.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+    if unchanged {
+        return Ok(HttpResponse::NotModified()
+            .insert_header((header::ETAG, etag))
+            .finish());
+    }
+    Ok(view_response(view))
+}
+
+#[post("/v1/matches/{id}/actions")]
+pub async fn act(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+    body: web::Json<ActionRequest>,
+) -> ApiResult<HttpResponse> {
+    let key = match req.headers().get("Idempotency-Key") {
+        None => None,
+        Some(v) => {
+            let k = v
+                .to_str()
+                .ok()
+                .filter(|k| !k.is_empty() && k.len() <= MAX_IDEMPOTENCY_KEY)
+                .ok_or_else(|| {
+                    ApiError::BadRequest(format!(
+                        "Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} visible ASCII characters"
+                    ))
+                })?;
+            Some(k.to_string())
+        }
+    };
+    if !body.action.is_object() {
+        return Err(ApiError::BadRequest(
+            "action must be an object like {\"type\": \"…\", …}".into(),
+        ));
+    }
+    let view = matches::act(&pool, &user, path.into_inner(), body.into_inner(), key).await?;
+    Ok(view_response(view))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventsQuery {
+    after: Option<i64>,
+    limit: Option<i64>,
+}
+
+#[get("/v1/matches/{id}/events")]
+pub async fn events(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+    q: web::Query<EventsQuery>,
+) -> ApiResult<HttpResponse> {
+    let limit = q.limit.unwrap_or(500);
+    if !(1..=1000).contains(&limit) {
+        return Err(ApiError::Validation(format!("limit must be from 1 to 1000, got {limit}")));
+    }
+    let after = q.after.unwrap_or(0);
+    if after < 0 {
+        return Err(ApiError::Validation(format!("after must not be negative, got {after}")));
+    }
+    Ok(HttpResponse::Ok().json(matches::events(&pool, &user, path.into_inner(), after, limit).await?))
+}
+
+#[get("/v1/matches/{id}/replay")]
+pub async fn replay(
+    pool: web::Data<PgPool>,
+    _user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(matches::replay(&pool, path.into_inner()).await?))
+}

@@ -1,0 +1,92 @@
+//! HTTP routes, one file per resource. `ROUTES` lists every (method, path) we serve; a test
+//! checks it against the served OpenAPI document and against what actually answers.
+
+pub mod admin;
+pub mod auth;
+pub mod health;
+pub mod matches;
+pub mod me;
+
+use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
+use actix_web::{HttpRequest, HttpResponse, web};
+
+use crate::error::ApiError;
+
+/// Largest JSON body we read (a 216-card deck array is about 1.5 KB).
+pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+pub const ROUTES: &[(&str, &str)] = &[
+    ("get", "/healthz"),
+    ("get", "/openapi.json"),
+    ("post", "/v1/auth/register"),
+    ("post", "/v1/auth/login"),
+    ("get", "/v1/me"),
+    ("get", "/v1/me/ledger"),
+    ("post", "/v1/admin/grants"),
+    ("put", "/v1/admin/users/{id}/role"),
+    ("post", "/v1/matches"),
+    ("get", "/v1/matches/{id}"),
+    ("post", "/v1/matches/{id}/join"),
+    ("post", "/v1/matches/{id}/leave"),
+    ("post", "/v1/matches/{id}/actions"),
+    ("get", "/v1/matches/{id}/events"),
+    ("get", "/v1/matches/{id}/replay"),
+];
+
+pub fn configure(cfg: &mut web::ServiceConfig) {
+    cfg.app_data(
+        web::JsonConfig::default()
+            .limit(MAX_BODY_BYTES)
+            .error_handler(json_error),
+    )
+    .app_data(web::QueryConfig::default().error_handler(query_error))
+    .app_data(web::PathConfig::default().error_handler(path_error))
+    .service(health::healthz)
+    .service(health::openapi)
+    .service(auth::register)
+    .service(auth::login)
+    .service(me::me)
+    .service(me::ledger)
+    .service(admin::grant)
+    .service(admin::set_role)
+    .service(matches::create)
+    .service(matches::show)
+    .service(matches::join)
+    .service(matches::leave)
+    .service(matches::act)
+    .service(matches::events)
+    .service(matches::replay);
+}
+
+fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
+    match err {
+        JsonPayloadError::Overflow { limit } | JsonPayloadError::OverflowKnownLength { limit, .. } => {
+            ApiError::PayloadTooLarge(format!("the body is larger than {limit} bytes")).into()
+        }
+        JsonPayloadError::ContentType => {
+            ApiError::BadRequest("the body must be JSON with Content-Type: application/json".into())
+                .into()
+        }
+        JsonPayloadError::Deserialize(e) => {
+            ApiError::BadRequest(format!("invalid JSON body: {e}")).into()
+        }
+        other => ApiError::BadRequest(format!("could not read the body: {other}")).into(),
+    }
+}
+
+fn query_error(err: QueryPayloadError, _: &HttpRequest) -> actix_web::Error {
+    ApiError::BadRequest(format!("invalid query string: {err}")).into()
+}
+
+fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
+    ApiError::NotFound(format!("nothing at {}: {err}", req.path())).into()
+}
+
+/// Every request no route matched.
+pub async fn no_route(req: HttpRequest) -> HttpResponse {
+    actix_web::ResponseError::error_response(&ApiError::NotFound(format!(
+        "no route for {} {}",
+        req.method(),
+        req.path()
+    )))
+}

@@ -1,0 +1,159 @@
+//! Builds the application: database (local cluster when `DATABASE_URL` is unset), migrations,
+//! admin bootstrap, HTTP server, deadline sweeper and the notification listener.
+
+use std::net::TcpListener;
+
+use actix_web::dev::Server;
+use actix_web::{App, HttpServer, web};
+use anyhow::Context;
+use sqlx::PgPool;
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+use tracing_actix_web::TracingLogger;
+
+use crate::auth::{Jwt, Role, verify_password};
+use crate::config::Config;
+use crate::matches::notify::Hub;
+use crate::matches::sweeper;
+use crate::{db, pglocal, routes};
+
+pub struct Application {
+    port: u16,
+    server: Server,
+    pool: PgPool,
+    stop: watch::Sender<bool>,
+    background: Vec<JoinHandle<()>>,
+}
+
+/// The database to use: `DATABASE_URL`, or the project-local cluster (created on first run).
+pub async fn database_url(config: &Config) -> anyhow::Result<String> {
+    if let Some(url) = &config.database_url {
+        return Ok(url.clone());
+    }
+    let dir = config.data_dir.clone();
+    let cluster = tokio::task::spawn_blocking(move || pglocal::ensure(&dir)).await??;
+    tracing::info!(
+        data = %cluster.dir.display(),
+        port = cluster.port,
+        "DATABASE_URL is unset: using the project-local PostgreSQL cluster"
+    );
+    Ok(cluster.url("paiju"))
+}
+
+impl Application {
+    pub async fn build(config: Config) -> anyhow::Result<Application> {
+        let url = database_url(&config).await?;
+        db::create_database_if_missing(&url)
+            .await
+            .context("connecting to PostgreSQL")?;
+        let pool = db::pool(&url, config.db_pool)?;
+        db::migrate(&pool).await?;
+        if let Some((user, password)) = &config.admin {
+            ensure_admin(&pool, user, password).await?;
+        }
+        let secret = match &config.jwt_secret {
+            Some(s) => s.as_bytes().to_vec(),
+            None => {
+                tracing::warn!(
+                    "JWT_SECRET is unset: using a random secret, so tokens stop working when \
+                     this process exits and are not accepted by other server processes"
+                );
+                let mut s = vec![0u8; 32];
+                getrandom::fill(&mut s).map_err(|e| anyhow::anyhow!("OS randomness: {e}"))?;
+                s
+            }
+        };
+        let jwt = web::Data::new(Jwt::new(&secret, config.token_ttl));
+        let hub = Hub::default();
+        let (stop, stop_rx) = watch::channel(false);
+        let background = vec![
+            hub.spawn_listener(pool.clone()),
+            tokio::spawn(sweeper::run(pool.clone(), config.sweep_every, stop_rx)),
+        ];
+
+        let listener = TcpListener::bind(&config.bind)
+            .with_context(|| format!("binding {}", config.bind))?;
+        let port = listener.local_addr()?.port();
+        let pool_data = web::Data::new(pool.clone());
+        let hub_data = web::Data::new(hub);
+        let server = HttpServer::new(move || {
+            App::new()
+                .wrap(TracingLogger::default())
+                .app_data(pool_data.clone())
+                .app_data(jwt.clone())
+                .app_data(hub_data.clone())
+                .configure(routes::configure)
+                .default_service(web::to(routes::no_route))
+        })
+        .listen(listener)?
+        .shutdown_timeout(10)
+        .run();
+        tracing::info!(
+            address = %format!("http://{}:{port}", config.bind.rsplit_once(':').map_or("127.0.0.1", |b| b.0)),
+            "paiju listening"
+        );
+        Ok(Application {
+            port,
+            server,
+            pool,
+            stop,
+            background,
+        })
+    }
+
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    pub fn pool(&self) -> PgPool {
+        self.pool.clone()
+    }
+
+    /// Serves until SIGINT/SIGTERM (in-flight requests finish), then stops the sweeper.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let result = self.server.await;
+        let _ = self.stop.send(true);
+        for task in self.background {
+            task.abort();
+        }
+        self.pool.close().await;
+        tracing::info!("paiju stopped");
+        Ok(result?)
+    }
+}
+
+/// `PAIJU_ADMIN`: creates the admin account, or makes an existing account with that password an
+/// admin. An existing account with another password is left alone (someone else's account).
+async fn ensure_admin(pool: &PgPool, username: &str, password: &str) -> anyhow::Result<()> {
+    let existing: Option<(uuid::Uuid, String)> =
+        sqlx::query_as("SELECT id, password_hash FROM users WHERE lower(username) = lower($1)")
+            .bind(username)
+            .fetch_optional(pool)
+            .await?;
+    match existing {
+        None => {
+            routes::auth::create_user(pool, username, password, Role::Admin)
+                .await
+                .map_err(|e| anyhow::anyhow!("creating the admin account: {e}"))?;
+            tracing::info!(username, "admin account created");
+        }
+        Some((id, hash)) => {
+            let pw = password.to_string();
+            let ok = tokio::task::spawn_blocking(move || verify_password(&pw, &hash)).await?;
+            if ok {
+                sqlx::query("UPDATE users SET role = 'admin' WHERE id = $1")
+                    .bind(id)
+                    .execute(pool)
+                    .await?;
+                tracing::info!(username, "admin account present");
+            } else {
+                tracing::warn!(
+                    username,
+                    "PAIJU_ADMIN names an existing account with a different password; not \
+                     making it an admin"
+                );
+            }
+        }
+    }
+    Ok(())
+}

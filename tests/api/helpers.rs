@@ -1,0 +1,264 @@
+use std::str::FromStr;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use paiju::config::Config;
+use paiju::startup::Application;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+use sqlx::postgres::PgConnectOptions;
+use sqlx::{ConnectOptions, Connection, PgConnection, PgPool};
+use uuid::Uuid;
+
+pub const ADMIN: (&str, &str) = ("admin", "admin-password");
+
+/// The server every test database lives on: `DATABASE_URL`'s, or the project-local cluster.
+fn server_options() -> PgConnectOptions {
+    static URL: OnceLock<String> = OnceLock::new();
+    let url = URL.get_or_init(|| match std::env::var("DATABASE_URL") {
+        Ok(url) if !url.is_empty() => url,
+        _ => {
+            let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("data");
+            paiju::pglocal::ensure(&data)
+                .expect("starting the project-local PostgreSQL cluster")
+                .url("postgres")
+        }
+    });
+    PgConnectOptions::from_str(url).expect("a valid database URL")
+}
+
+/// Drops databases left by test runs that ended more than two hours ago.
+async fn drop_stale_databases(conn: &mut PgConnection) {
+    static DONE: AtomicBool = AtomicBool::new(false);
+    if DONE.swap(true, Ordering::SeqCst) {
+        return;
+    }
+    let cutoff = chrono::Utc::now().timestamp() - 7200;
+    let names: Vec<String> =
+        sqlx::query_scalar("SELECT datname FROM pg_database WHERE datname LIKE 'paiju_test_%'")
+            .fetch_all(&mut *conn)
+            .await
+            .unwrap_or_default();
+    for name in names {
+        let made: i64 = name
+            .split('_')
+            .nth(2)
+            .and_then(|t| t.parse().ok())
+            .unwrap_or(i64::MAX);
+        if made < cutoff {
+            let _ = sqlx::raw_sql(sqlx::AssertSqlSafe(format!(
+                "DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"
+            )))
+            .execute(&mut *conn)
+            .await;
+        }
+    }
+}
+
+pub struct TestApp {
+    pub address: String,
+    pub client: reqwest::Client,
+    pub pool: PgPool,
+    pub admin_token: String,
+    pub database_url: String,
+}
+
+pub struct Player {
+    pub id: Uuid,
+    pub name: String,
+    pub token: String,
+}
+
+pub async fn spawn_app() -> TestApp {
+    spawn_app_with(|_| {}).await
+}
+
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
+    let server = server_options();
+    let db = format!(
+        "paiju_test_{}_{}",
+        chrono::Utc::now().timestamp(),
+        Uuid::new_v4().simple()
+    );
+    let mut conn = PgConnection::connect_with(&server.clone().database("postgres"))
+        .await
+        .expect("connecting to PostgreSQL");
+    drop_stale_databases(&mut conn).await;
+    sqlx::raw_sql(sqlx::AssertSqlSafe(format!("CREATE DATABASE \"{db}\"")))
+        .execute(&mut conn)
+        .await
+        .expect("creating the test database");
+    conn.close().await.ok();
+    let database_url = server.database(&db).to_url_lossy().to_string();
+    let mut config = Config {
+        database_url: Some(database_url.clone()),
+        bind: "127.0.0.1:0".into(),
+        jwt_secret: Some("test secret, not for production".into()),
+        admin: Some((ADMIN.0.into(), ADMIN.1.into())),
+        data_dir: std::env::temp_dir(),
+        db_pool: 8,
+        sweep_every: Duration::from_millis(100),
+        token_ttl: Duration::from_secs(3600),
+    };
+    configure(&mut config);
+    let app = Application::build(config).await.expect("building the app");
+    let address = format!("http://127.0.0.1:{}", app.port());
+    let pool = app.pool();
+    tokio::spawn(app.run_until_stopped());
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(60))
+        .build()
+        .unwrap();
+    let mut t = TestApp {
+        address,
+        client,
+        pool,
+        admin_token: String::new(),
+        database_url,
+    };
+    let (status, body) = t
+        .call(Method::POST, "/v1/auth/login", None, Some(json!({"username": ADMIN.0, "password": ADMIN.1})))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{body}");
+    t.admin_token = body["access_token"].as_str().unwrap().to_string();
+    t
+}
+
+impl TestApp {
+    pub async fn call(
+        &self,
+        method: Method,
+        path: &str,
+        token: Option<&str>,
+        body: Option<Value>,
+    ) -> (StatusCode, Value) {
+        let mut req = self.client.request(method, format!("{}{path}", self.address));
+        if let Some(t) = token {
+            req = req.bearer_auth(t);
+        }
+        if let Some(b) = body {
+            req = req.json(&b);
+        }
+        let res = req.send().await.expect("request sent");
+        let status = res.status();
+        let text = res.text().await.unwrap();
+        let value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or(Value::String(text))
+        };
+        (status, value)
+    }
+
+    pub async fn get(&self, path: &str, token: &str) -> (StatusCode, Value) {
+        self.call(Method::GET, path, Some(token), None).await
+    }
+
+    pub async fn post(&self, path: &str, token: &str, body: Value) -> (StatusCode, Value) {
+        self.call(Method::POST, path, Some(token), Some(body)).await
+    }
+
+    pub async fn register(&self, name: &str) -> Player {
+        let (status, body) = self
+            .call(
+                Method::POST,
+                "/v1/auth/register",
+                None,
+                Some(json!({"username": name, "password": "password123"})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
+        Player {
+            id: body["user"]["id"].as_str().unwrap().parse().unwrap(),
+            name: name.to_string(),
+            token: body["access_token"].as_str().unwrap().to_string(),
+        }
+    }
+
+    /// Registers a player and grants it `coins`.
+    pub async fn player(&self, name: &str, coins: i64) -> Player {
+        let p = self.register(name).await;
+        if coins > 0 {
+            let (status, body) = self
+                .post(
+                    "/v1/admin/grants",
+                    &self.admin_token,
+                    json!({"user_id": p.id, "amount": coins, "note": "test"}),
+                )
+                .await;
+            assert_eq!(status, StatusCode::CREATED, "{body}");
+        }
+        p
+    }
+
+    pub async fn coins(&self, p: &Player) -> i64 {
+        let (status, me) = self.get("/v1/me", &p.token).await;
+        assert_eq!(status, StatusCode::OK, "{me}");
+        me["coins"].as_i64().unwrap()
+    }
+
+    pub async fn view(&self, match_id: &str, p: &Player) -> Value {
+        let (status, v) = self.get(&format!("/v1/matches/{match_id}"), &p.token).await;
+        assert_eq!(status, StatusCode::OK, "{v}");
+        v
+    }
+
+    /// Sends an action at the view's current version; returns status and body.
+    pub async fn act(&self, match_id: &str, p: &Player, action: Value) -> (StatusCode, Value) {
+        let v = self.view(match_id, p).await;
+        self.post(
+            &format!("/v1/matches/{match_id}/actions"),
+            &p.token,
+            json!({"version": v["version"], "action": action}),
+        )
+        .await
+    }
+
+    /// Polls the match until `done` holds (the sweeper works in the background).
+    pub async fn wait_for(&self, match_id: &str, p: &Player, secs: u64, done: impl Fn(&Value) -> bool) -> Value {
+        let until = tokio::time::Instant::now() + Duration::from_secs(secs);
+        loop {
+            let v = self.view(match_id, p).await;
+            if done(&v) {
+                return v;
+            }
+            assert!(tokio::time::Instant::now() < until, "timed out waiting; last view {v}");
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    }
+
+    /// The auditor's reconciliation (docs/ledger.md): every account's balance equals the sum of
+    /// its entries, every transaction balances, and no non-house balance is negative.
+    pub async fn assert_ledger_reconciles(&self) {
+        let bad_accounts: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM accounts a
+              WHERE a.balance <> COALESCE((SELECT sum(amount) FROM ledger_entries e
+                                           WHERE e.account_id = a.id), 0)",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .unwrap();
+        assert_eq!(bad_accounts, 0, "balances differ from their entries");
+        let unbalanced: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM (SELECT tx_id FROM ledger_entries GROUP BY tx_id
+                                   HAVING sum(amount) <> 0) t",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .unwrap();
+        assert_eq!(unbalanced, 0, "unbalanced ledger transactions");
+        let total: i64 = sqlx::query_scalar("SELECT COALESCE(sum(balance), 0)::bigint FROM accounts")
+            .fetch_one(&self.pool)
+            .await
+            .unwrap();
+        assert_eq!(total, 0, "coins were created or destroyed");
+        let negative: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM accounts WHERE kind <> 'house' AND balance < 0",
+        )
+        .fetch_one(&self.pool)
+        .await
+        .unwrap();
+        assert_eq!(negative, 0);
+    }
+}

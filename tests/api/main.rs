@@ -1,0 +1,6 @@
+//! Integration tests: the real HTTP server on a random port against a fresh PostgreSQL
+//! database per test (the project-local cluster, or `DATABASE_URL`'s server).
+
+mod accounts;
+mod helpers;
+mod openapi;
