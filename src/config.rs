@@ -29,9 +29,9 @@ impl Config {
         let admin = match var("PAIJU_ADMIN") {
             None => None,
             Some(v) => {
-                let (u, p) = v.split_once(':').ok_or_else(|| {
-                    anyhow::anyhow!("PAIJU_ADMIN must be username:password")
-                })?;
+                let (u, p) = v
+                    .split_once(':')
+                    .ok_or_else(|| anyhow::anyhow!("PAIJU_ADMIN must be username:password"))?;
                 Some((u.to_string(), p.to_string()))
             }
         };

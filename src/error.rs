@@ -124,9 +124,9 @@ impl ResponseError for ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Validation(_)
-            | ApiError::Illegal(_)
-            | ApiError::InsufficientCoins(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::Validation(_) | ApiError::Illegal(_) | ApiError::InsufficientCoins(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ApiError::NotYourTurn(_)
             | ApiError::VersionConflict(_)
             | ApiError::SeatTaken(_)

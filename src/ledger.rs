@@ -68,7 +68,8 @@ async fn lock_accounts(
             Party::TournamentEscrow(t) => tournaments.push(t),
         }
     }
-    let rows: Vec<(i64, Option<Uuid>, Option<Uuid>, Option<Uuid>, i64)> = sqlx::query_as(
+    type Row = (i64, Option<Uuid>, Option<Uuid>, Option<Uuid>, i64);
+    let rows: Vec<Row> = sqlx::query_as(
         "SELECT id, user_id, match_id, tournament_id, balance FROM accounts
           WHERE ($1 AND kind = 'house') OR user_id = ANY($2) OR match_id = ANY($3)
              OR tournament_id = ANY($4)
@@ -174,6 +175,11 @@ pub async fn take_up_to(
     let accounts = lock_accounts(conn, &[Party::User(user)]).await?;
     let (_, balance) = accounts[&Party::User(user)];
     let take = amount.min(balance).max(0);
-    transfer(conn, meta, &[(Party::User(user), -take), (Party::House, take)]).await?;
+    transfer(
+        conn,
+        meta,
+        &[(Party::User(user), -take), (Party::House, take)],
+    )
+    .await?;
     Ok(take)
 }

@@ -57,9 +57,8 @@ pub fn ensure(data_dir: &Path) -> anyhow::Result<LocalCluster> {
             tracing::warn!(error = %first, "local PostgreSQL did not start; retrying on a new port");
             port = free_port()?;
             write_port(&dir, port, owner)?;
-            start(&bin, &dir, &log, owner).with_context(|| {
-                format!("starting local PostgreSQL (see {})", log.display())
-            })?;
+            start(&bin, &dir, &log, owner)
+                .with_context(|| format!("starting local PostgreSQL (see {})", log.display()))?;
         }
     }
     drop(lock);
@@ -161,7 +160,14 @@ fn init_cluster(bin: &Path, dir: &Path, owner: Owner) -> anyhow::Result<()> {
         as_owner(&mut Command::new(bin.join("initdb")), owner)
             .arg("-D")
             .arg(dir)
-            .args(["-U", "postgres", "--auth=trust", "-E", "UTF8", "--no-instructions"])
+            .args([
+                "-U",
+                "postgres",
+                "--auth=trust",
+                "-E",
+                "UTF8",
+                "--no-instructions",
+            ])
             .env("LC_ALL", "C"),
         "initdb",
     )?;

@@ -71,8 +71,8 @@ impl Application {
             tokio::spawn(sweeper::run(pool.clone(), config.sweep_every, stop_rx)),
         ];
 
-        let listener = TcpListener::bind(&config.bind)
-            .with_context(|| format!("binding {}", config.bind))?;
+        let listener =
+            TcpListener::bind(&config.bind).with_context(|| format!("binding {}", config.bind))?;
         let port = listener.local_addr()?.port();
         let pool_data = web::Data::new(pool.clone());
         let hub_data = web::Data::new(hub);

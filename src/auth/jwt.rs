@@ -55,7 +55,11 @@ impl Jwt {
             iat: now,
             exp: now + self.ttl.as_secs() as i64,
         };
-        Ok(encode(&Header::new(Algorithm::HS256), &claims, &self.encoding)?)
+        Ok(encode(
+            &Header::new(Algorithm::HS256),
+            &claims,
+            &self.encoding,
+        )?)
     }
 
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
@@ -90,7 +94,10 @@ mod tests {
         let id = Uuid::new_v4();
         let t = jwt().issue(id, "ann", Role::Organiser).unwrap();
         let c = jwt().verify(&t).unwrap();
-        assert_eq!((c.sub, c.role, c.name.as_str()), (id, Role::Organiser, "ann"));
+        assert_eq!(
+            (c.sub, c.role, c.name.as_str()),
+            (id, Role::Organiser, "ann")
+        );
     }
 
     #[test]
@@ -108,9 +115,16 @@ mod tests {
     #[test]
     fn expired_tokens_are_refused() {
         let j = Jwt::new(b"s", Duration::from_secs(0));
-        let mut c = j.verify(&j.issue(Uuid::new_v4(), "x", Role::Player).unwrap()).unwrap();
+        let mut c = j
+            .verify(&j.issue(Uuid::new_v4(), "x", Role::Player).unwrap())
+            .unwrap();
         c.exp -= 120;
-        let t = encode(&Header::new(Algorithm::HS256), &c, &EncodingKey::from_secret(b"s")).unwrap();
+        let t = encode(
+            &Header::new(Algorithm::HS256),
+            &c,
+            &EncodingKey::from_secret(b"s"),
+        )
+        .unwrap();
         assert!(j.verify(&t).is_err());
     }
 }

@@ -103,7 +103,12 @@ async fn require_coins(conn: &mut PgConnection, user: Uuid, buy_in: i64) -> ApiR
     Ok(())
 }
 
-async fn insert_seat(conn: &mut PgConnection, t: &mut Table, seat: usize, user: &AuthUser) -> ApiResult<()> {
+async fn insert_seat(
+    conn: &mut PgConnection,
+    t: &mut Table,
+    seat: usize,
+    user: &AuthUser,
+) -> ApiResult<()> {
     sqlx::query("INSERT INTO match_seats (match_id, seat, user_id) VALUES ($1, $2, $3)")
         .bind(t.id)
         .bind(seat as i32)
@@ -150,8 +155,9 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
     let (mut platform, raw) = PlatformOptions::split(req.options.as_ref())?;
     let game_options = game.options(seats, &raw)?;
     if req.seed.is_some() || req.deck.is_some() {
-        user.require(Role::Admin)
-            .map_err(|_| ApiError::Forbidden("only an admin may fix the seed or the deck".into()))?;
+        user.require(Role::Admin).map_err(|_| {
+            ApiError::Forbidden("only an admin may fix the seed or the deck".into())
+        })?;
     }
     let seed = req
         .seed
@@ -213,10 +219,15 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
         ));
     }
     if t.seat_of(user.id).is_some() {
-        return Err(ApiError::Conflict("you are already seated at this match".into()));
+        return Err(ApiError::Conflict(
+            "you are already seated at this match".into(),
+        ));
     }
     if matches!(t.status, Status::Finished | Status::Aborted) {
-        return Err(ApiError::Conflict(format!("the match is {}", t.status.as_str())));
+        return Err(ApiError::Conflict(format!(
+            "the match is {}",
+            t.status.as_str()
+        )));
     }
     let seat = match req.seat {
         Some(k) => {
@@ -324,7 +335,9 @@ pub async fn act(
                 ));
             }
             return body.ok_or_else(|| {
-                ApiError::Conflict("the first request with this Idempotency-Key is still running".into())
+                ApiError::Conflict(
+                    "the first request with this Idempotency-Key is still running".into(),
+                )
             });
         }
     }
@@ -350,7 +363,8 @@ pub async fn act(
         t.platform_event("resumed", Some(seat), json!({}));
         t.version += 1;
     } else {
-        t.apply(&mut tx, seat, req.action, ActionKind::Client).await?;
+        t.apply(&mut tx, seat, req.action, ActionKind::Client)
+            .await?;
     }
     if let Some(s) = t.seats[seat].as_mut()
         && (s.auto || s.timeouts != 0)
@@ -363,12 +377,14 @@ pub async fn act(
     t.save(&mut tx).await?;
     let view = t.view(Some(user.id));
     if let Some(key) = &idempotency_key {
-        sqlx::query("UPDATE idempotency SET status = 200, body = $3 WHERE user_id = $1 AND key = $2")
-            .bind(user.id)
-            .bind(key)
-            .bind(&view)
-            .execute(&mut *tx)
-            .await?;
+        sqlx::query(
+            "UPDATE idempotency SET status = 200, body = $3 WHERE user_id = $1 AND key = $2",
+        )
+        .bind(user.id)
+        .bind(key)
+        .bind(&view)
+        .execute(&mut *tx)
+        .await?;
     }
     tx.commit().await?;
     Ok(view)
@@ -405,6 +421,17 @@ pub async fn get(
     Ok(t.view(Some(user.id)))
 }
 
+#[derive(sqlx::FromRow, serde::Serialize)]
+struct EventRow {
+    seq: i64,
+    #[serde(rename = "type")]
+    kind: String,
+    seat: Option<i32>,
+    data: Value,
+    at: chrono::DateTime<chrono::Utc>,
+    hand_no: i32,
+}
+
 pub async fn events(
     pool: &PgPool,
     user: &AuthUser,
@@ -419,27 +446,42 @@ pub async fn events(
     if !exists {
         return Err(ApiError::NotFound(format!("no match with id {id}")));
     }
-    let rows: Vec<(i64, String, Option<i32>, Value, chrono::DateTime<chrono::Utc>, i32)> =
-        sqlx::query_as(
-            "SELECT seq, kind, seat, data, at, hand_no FROM match_events
-              WHERE match_id = $1 AND seq > $2
-                AND (visible_to IS NULL OR $3 = ANY (visible_to))
-              ORDER BY seq LIMIT $4",
-        )
-        .bind(id)
-        .bind(after)
-        .bind(user.id)
-        .bind(limit)
-        .fetch_all(pool)
-        .await?;
-    let events: Vec<Value> = rows
-        .into_iter()
-        .map(|(seq, kind, seat, data, at, hand_no)| {
-            json!({ "seq": seq, "type": kind, "seat": seat, "data": data, "at": at,
-                    "hand_no": hand_no })
-        })
-        .collect();
+    let events: Vec<EventRow> = sqlx::query_as(
+        "SELECT seq, kind, seat, data, at, hand_no FROM match_events
+          WHERE match_id = $1 AND seq > $2
+            AND (visible_to IS NULL OR $3 = ANY (visible_to))
+          ORDER BY seq LIMIT $4",
+    )
+    .bind(id)
+    .bind(after)
+    .bind(user.id)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?;
     Ok(json!({ "events": events }))
+}
+
+#[derive(sqlx::FromRow)]
+struct HandRow {
+    hand_no: i32,
+    seed: Option<Vec<u8>>,
+    commitment: Option<String>,
+    deck: Value,
+    start_state: Value,
+    wallets: Value,
+    scores: Value,
+    start_ms: i64,
+    result: Option<Value>,
+}
+
+#[derive(sqlx::FromRow, serde::Serialize)]
+struct ActionRow {
+    #[serde(skip)]
+    hand_no: i32,
+    seat: i32,
+    kind: String,
+    action: Option<Value>,
+    now_ms: i64,
 }
 
 pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
@@ -450,16 +492,14 @@ pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
             .await?;
     let (game, seats, options) =
         m.ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
-    #[allow(clippy::type_complexity)]
-    let hands: Vec<(i32, Option<Vec<u8>>, Option<String>, Value, Value, Value, Value, i64, Option<Value>)> =
-        sqlx::query_as(
-            "SELECT hand_no, seed, commitment, deck, start_state, wallets, scores, start_ms, result
-               FROM hands WHERE match_id = $1 AND ended_at IS NOT NULL ORDER BY hand_no",
-        )
-        .bind(id)
-        .fetch_all(pool)
-        .await?;
-    let actions: Vec<(i32, i32, String, Option<Value>, i64)> = sqlx::query_as(
+    let hands: Vec<HandRow> = sqlx::query_as(
+        "SELECT hand_no, seed, commitment, deck, start_state, wallets, scores, start_ms, result
+           FROM hands WHERE match_id = $1 AND ended_at IS NOT NULL ORDER BY hand_no",
+    )
+    .bind(id)
+    .fetch_all(pool)
+    .await?;
+    let actions: Vec<ActionRow> = sqlx::query_as(
         "SELECT a.hand_no, a.seat, a.kind, a.action, a.now_ms FROM match_actions a
           WHERE a.match_id = $1
             AND EXISTS (SELECT 1 FROM hands h WHERE h.match_id = a.match_id
@@ -471,26 +511,20 @@ pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
     .await?;
     let hands: Vec<Value> = hands
         .into_iter()
-        .map(|(no, seed, commitment, deck, start_state, wallets, scores, start_ms, result)| {
-            let acts: Vec<Value> = actions
-                .iter()
-                .filter(|a| a.0 == no)
-                .map(|(_, seat, kind, action, now_ms)| {
-                    json!({ "seat": seat, "kind": kind, "action": action, "now_ms": now_ms })
-                })
-                .collect();
+        .map(|h| {
+            let acts: Vec<&ActionRow> = actions.iter().filter(|a| a.hand_no == h.hand_no).collect();
             json!({
-                "hand_no": no,
-                "seed": seed.map(|s| games::shuffle::to_hex(&s)),
-                "shuffle_commitment": commitment,
-                "deck_fixed": deck["fixed"],
-                "deck": deck["cards"],
-                "start_state": start_state,
-                "wallets": wallets,
-                "scores": scores,
-                "start_ms": start_ms,
+                "hand_no": h.hand_no,
+                "seed": h.seed.map(|s| games::shuffle::to_hex(&s)),
+                "shuffle_commitment": h.commitment,
+                "deck_fixed": h.deck["fixed"],
+                "deck": h.deck["cards"],
+                "start_state": h.start_state,
+                "wallets": h.wallets,
+                "scores": h.scores,
+                "start_ms": h.start_ms,
                 "actions": acts,
-                "result": result,
+                "result": h.result,
             })
         })
         .collect();

@@ -17,7 +17,10 @@ const TIMEOUTS_TO_AUTO: i32 = 2;
 
 /// Runs until `stop` changes.
 pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>) {
-    tracing::info!(every_ms = every.as_millis() as u64, "deadline sweeper started");
+    tracing::info!(
+        every_ms = every.as_millis() as u64,
+        "deadline sweeper started"
+    );
     let mut failing = false;
     loop {
         match sweep(&pool).await {

@@ -164,13 +164,14 @@ impl Table {
 
     fn from_record(rec: MatchRecord) -> Result<Table, ApiError> {
         let corrupt = |what: &str, e: String| {
-            ApiError::Internal(anyhow::anyhow!("match {}: stored {what} unreadable: {e}", rec.id))
+            ApiError::Internal(anyhow::anyhow!(
+                "match {}: stored {what} unreadable: {e}",
+                rec.id
+            ))
         };
         let game = games::game(&rec.game)
             .ok_or_else(|| corrupt("game", format!("unknown game {}", rec.game)))?;
-        let state = game
-            .load(&rec.state)
-            .map_err(|e| corrupt("state", e))?;
+        let state = game.load(&rec.state).map_err(|e| corrupt("state", e))?;
         let platform = PlatformOptions::from_stored(&rec.options);
         let rows: Vec<SeatRow> =
             serde_json::from_value(rec.seat_rows).map_err(|e| corrupt("seats", e.to_string()))?;
@@ -287,11 +288,18 @@ impl Table {
             .and_then(|s| s.as_ref())
             .map(|s| s.user_id)
             .ok_or_else(|| {
-                ApiError::Internal(anyhow::anyhow!("match {}: money for empty seat {seat}", self.id))
+                ApiError::Internal(anyhow::anyhow!(
+                    "match {}: money for empty seat {seat}",
+                    self.id
+                ))
             })
     }
 
-    async fn carry_out(&mut self, conn: &mut PgConnection, outcome: Outcome) -> Result<(), ApiError> {
+    async fn carry_out(
+        &mut self,
+        conn: &mut PgConnection,
+        outcome: Outcome,
+    ) -> Result<(), ApiError> {
         let hand_no = self.hand_no();
         for e in outcome.events {
             let visible_to = match e.to {
@@ -299,7 +307,12 @@ impl Table {
                 Visibility::Seats(seats) => Some(
                     seats
                         .iter()
-                        .filter_map(|&s| self.seats.get(s).and_then(|r| r.as_ref()).map(|r| r.user_id))
+                        .filter_map(|&s| {
+                            self.seats
+                                .get(s)
+                                .and_then(|r| r.as_ref())
+                                .map(|r| r.user_id)
+                        })
                         .collect(),
                 ),
             };
@@ -335,7 +348,8 @@ impl Table {
                     result.hand_no
                 )));
             }
-            self.record_points(conn, result.hand_no as i32, &result.points).await?;
+            self.record_points(conn, result.hand_no as i32, &result.points)
+                .await?;
             self.platform_event("hand_ended", None, detail.clone());
             self.last_result = Some(detail);
         }
@@ -440,6 +454,14 @@ impl Table {
                         self.status = Status::Waiting;
                         break;
                     }
+                    // A cash table whose players are all in 托管 stops between hands instead
+                    // of gambling on by itself; `resume` from any of them deals again. Tables
+                    // with a hand limit (tournaments) play out.
+                    if self.platform.hands.is_none() && self.seats.iter().flatten().all(|s| s.auto)
+                    {
+                        self.status = Status::Playing;
+                        break;
+                    }
                     self.deal(conn).await?;
                 }
                 Stage::InHand => {
@@ -463,9 +485,9 @@ impl Table {
             }
         }
         self.deadline_at = match self.status {
-            Status::Playing if !self.state.to_act().is_empty() => Some(
-                self.now + chrono::Duration::seconds(self.platform.turn_timeout_secs as i64),
-            ),
+            Status::Playing if !self.state.to_act().is_empty() => {
+                Some(self.now + chrono::Duration::seconds(self.platform.turn_timeout_secs as i64))
+            }
             _ => None,
         };
         Ok(())
@@ -510,9 +532,13 @@ impl Table {
         .bind(self.game.name())
         .fetch_all(&mut *conn)
         .await?;
-        let lookup = |u: Uuid| rows.iter().find(|r| r.0 == u).map(|r| (r.1, r.2)).unwrap_or((0, 0));
-        let (wallets, scores): (Vec<i64>, Vec<i64>) =
-            users.iter().map(|&u| lookup(u)).unzip();
+        let lookup = |u: Uuid| {
+            rows.iter()
+                .find(|r| r.0 == u)
+                .map(|r| (r.1, r.2))
+                .unwrap_or((0, 0))
+        };
+        let (wallets, scores): (Vec<i64>, Vec<i64>) = users.iter().map(|&u| lookup(u)).unzip();
         let start_state = self.state.save();
         let ctx = self.ctx();
         let outcome = self.state.start_hand(HandStart {
@@ -529,7 +555,11 @@ impl Table {
         )
         .bind(self.id)
         .bind(hand_no as i32)
-        .bind(if deck_fixed { None } else { Some(seed.to_vec()) })
+        .bind(if deck_fixed {
+            None
+        } else {
+            Some(seed.to_vec())
+        })
         .bind(&commit)
         .bind(json!({ "cards": deck, "fixed": deck_fixed }))
         .bind(&start_state)
@@ -581,8 +611,10 @@ impl Table {
             let data: Vec<Value> = events.iter().map(|e| e.data.clone()).collect();
             // unnest cannot take an array of arrays of different lengths: send each
             // visibility list as JSON and expand it in SQL.
-            let vis: Vec<Option<Value>> =
-                events.iter().map(|e| e.visible_to.as_ref().map(|v| json!(v))).collect();
+            let vis: Vec<Option<Value>> = events
+                .iter()
+                .map(|e| e.visible_to.as_ref().map(|v| json!(v)))
+                .collect();
             sqlx::query(
                 "INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data, visible_to, at)
                  SELECT $1, e.seq, e.hand_no, e.kind, e.seat, e.data,

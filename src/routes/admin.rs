@@ -18,6 +18,19 @@ pub struct Grant {
     note: Option<String>,
 }
 
+#[derive(sqlx::FromRow, serde::Serialize)]
+struct LedgerEntry {
+    id: i64,
+    amount: i64,
+    balance_after: i64,
+    reason: String,
+    match_id: Option<Uuid>,
+    tournament_id: Option<Uuid>,
+    hand_no: Option<i32>,
+    note: Option<String>,
+    created_at: chrono::DateTime<chrono::Utc>,
+}
+
 /// A user's ledger entries, newest first, as api.md shows them.
 pub async fn ledger_entries(
     pool: &PgPool,
@@ -25,31 +38,23 @@ pub async fn ledger_entries(
     limit: i64,
     before: Option<i64>,
 ) -> ApiResult<Vec<Value>> {
-    #[allow(clippy::type_complexity)]
-    let rows: Vec<(i64, i64, i64, String, Option<Uuid>, Option<Uuid>, Option<i32>, Option<String>, chrono::DateTime<chrono::Utc>)> =
-        sqlx::query_as(
-            "SELECT e.id, e.amount, e.balance_after, t.reason, t.match_id, t.tournament_id,
-                    t.hand_no, t.note, e.created_at
-               FROM ledger_entries e
-               JOIN accounts a ON a.id = e.account_id
-               JOIN ledger_tx t ON t.id = e.tx_id
-              WHERE a.user_id = $1 AND ($2::bigint IS NULL OR e.id < $2)
-              ORDER BY e.id DESC LIMIT $3",
-        )
-        .bind(user)
-        .bind(before)
-        .bind(limit)
-        .fetch_all(pool)
-        .await?;
+    let rows: Vec<LedgerEntry> = sqlx::query_as(
+        "SELECT e.id, e.amount, e.balance_after, t.reason, t.match_id, t.tournament_id,
+                t.hand_no, t.note, e.created_at
+           FROM ledger_entries e
+           JOIN accounts a ON a.id = e.account_id
+           JOIN ledger_tx t ON t.id = e.tx_id
+          WHERE a.user_id = $1 AND ($2::bigint IS NULL OR e.id < $2)
+          ORDER BY e.id DESC LIMIT $3",
+    )
+    .bind(user)
+    .bind(before)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?;
     Ok(rows
         .into_iter()
-        .map(|(id, amount, balance_after, reason, match_id, tournament_id, hand_no, note, at)| {
-            json!({
-                "id": id, "amount": amount, "balance_after": balance_after, "reason": reason,
-                "match_id": match_id, "tournament_id": tournament_id, "hand_no": hand_no,
-                "note": note, "created_at": at,
-            })
-        })
+        .map(|r| serde_json::to_value(r).unwrap_or_default())
         .collect())
 }
 
@@ -67,7 +72,9 @@ pub async fn grant(
         )));
     }
     if body.note.as_ref().is_some_and(|n| n.len() > 500) {
-        return Err(ApiError::Validation("note must be at most 500 bytes".into()));
+        return Err(ApiError::Validation(
+            "note must be at most 500 bytes".into(),
+        ));
     }
     let mut tx = pool.begin().await?;
     let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)")
@@ -75,7 +82,10 @@ pub async fn grant(
         .fetch_one(&mut *tx)
         .await?;
     if !exists {
-        return Err(ApiError::NotFound(format!("no user with id {}", body.user_id)));
+        return Err(ApiError::NotFound(format!(
+            "no user with id {}",
+            body.user_id
+        )));
     }
     let meta = TxMeta {
         reason: "grant",
@@ -85,7 +95,10 @@ pub async fn grant(
     let entries = ledger::transfer(
         &mut tx,
         &meta,
-        &[(Party::House, -body.amount), (Party::User(body.user_id), body.amount)],
+        &[
+            (Party::House, -body.amount),
+            (Party::User(body.user_id), body.amount),
+        ],
     )
     .await?
     .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a grant moved nothing")))?;
@@ -123,5 +136,6 @@ pub async fn set_role(
             .await?;
     let (id, username) = row.ok_or_else(|| ApiError::NotFound(format!("no user with id {id}")))?;
     tracing::info!(admin = %user.id, user_id = %id, role = body.role.as_str(), "role changed");
-    Ok(HttpResponse::Ok().json(json!({ "id": id, "username": username, "role": body.role.as_str() })))
+    Ok(HttpResponse::Ok()
+        .json(json!({ "id": id, "username": username, "role": body.role.as_str() })))
 }

@@ -40,10 +40,14 @@ fn check_username(u: &str) -> ApiResult<()> {
 
 fn check_password(p: &str) -> ApiResult<()> {
     if p.chars().count() < 8 {
-        return Err(ApiError::Validation("password must be at least 8 characters".into()));
+        return Err(ApiError::Validation(
+            "password must be at least 8 characters".into(),
+        ));
     }
     if p.len() > 1024 {
-        return Err(ApiError::Validation("password must be at most 1024 bytes".into()));
+        return Err(ApiError::Validation(
+            "password must be at most 1024 bytes".into(),
+        ));
     }
     Ok(())
 }
@@ -57,7 +61,12 @@ fn session(jwt: &Jwt, id: Uuid, username: &str, role: Role) -> ApiResult<serde_j
 }
 
 /// Creates an account with its wallet. Used by the route and by the `PAIJU_ADMIN` bootstrap.
-pub async fn create_user(pool: &PgPool, username: &str, password: &str, role: Role) -> ApiResult<Uuid> {
+pub async fn create_user(
+    pool: &PgPool,
+    username: &str,
+    password: &str,
+    role: Role,
+) -> ApiResult<Uuid> {
     let pw = password.to_string();
     let hash = web::block(move || hash_password(&pw))
         .await
@@ -75,7 +84,9 @@ pub async fn create_user(pool: &PgPool, username: &str, password: &str, role: Ro
     .execute(&mut *tx)
     .await?;
     if inserted.rows_affected() == 0 {
-        return Err(ApiError::Conflict(format!("the username {username:?} is taken")));
+        return Err(ApiError::Conflict(format!(
+            "the username {username:?} is taken"
+        )));
     }
     ledger::open_user_account(&mut tx, id).await?;
     tx.commit().await?;
@@ -115,8 +126,8 @@ pub async fn login(
             LazyLock::new(|| hash_password("not anyone's password").unwrap_or_default());
         verify_password(&pw, hash.as_deref().unwrap_or(&DUMMY))
     })
-        .await
-        .map_err(|e| ApiError::Internal(e.into()))?;
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?;
     match row {
         Some((id, username, _, role)) if ok => {
             let role = Role::parse(&role).unwrap_or(Role::Player);

@@ -31,7 +31,10 @@ pub async fn create(
     let etag = format!("\"{}\"", view["version"]);
     Ok(HttpResponse::Created()
         .insert_header((header::ETAG, etag))
-        .insert_header((header::LOCATION, format!("/v1/matches/{}", view["id"].as_str().unwrap_or_default())))
+        .insert_header((
+            header::LOCATION,
+            format!("/v1/matches/{}", view["id"].as_str().unwrap_or_default()),
+        ))
         .json(view))
 }
 
@@ -46,7 +49,9 @@ pub async fn join(
         seat: None,
         buy_in: None,
     });
-    Ok(view_response(matches::join(&pool, &user, path.into_inner(), req).await?))
+    Ok(view_response(
+        matches::join(&pool, &user, path.into_inner(), req).await?,
+    ))
 }
 
 #[post("/v1/matches/{id}/leave")]
@@ -55,7 +60,9 @@ pub async fn leave(
     user: AuthUser,
     path: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    Ok(view_response(matches::leave(&pool, &user, path.into_inner()).await?))
+    Ok(view_response(
+        matches::leave(&pool, &user, path.into_inner()).await?,
+    ))
 }
 
 #[derive(Deserialize)]
@@ -85,7 +92,9 @@ pub async fn show(
             Some((v, Duration::from_secs(t)))
         }
         (None, Some(_)) => {
-            return Err(ApiError::Validation("timeout goes with wait_version".into()));
+            return Err(ApiError::Validation(
+                "timeout goes with wait_version".into(),
+            ));
         }
         (None, None) => None,
     };
@@ -152,13 +161,18 @@ pub async fn events(
 ) -> ApiResult<HttpResponse> {
     let limit = q.limit.unwrap_or(500);
     if !(1..=1000).contains(&limit) {
-        return Err(ApiError::Validation(format!("limit must be from 1 to 1000, got {limit}")));
+        return Err(ApiError::Validation(format!(
+            "limit must be from 1 to 1000, got {limit}"
+        )));
     }
     let after = q.after.unwrap_or(0);
     if after < 0 {
-        return Err(ApiError::Validation(format!("after must not be negative, got {after}")));
+        return Err(ApiError::Validation(format!(
+            "after must not be negative, got {after}"
+        )));
     }
-    Ok(HttpResponse::Ok().json(matches::events(&pool, &user, path.into_inner(), after, limit).await?))
+    Ok(HttpResponse::Ok()
+        .json(matches::events(&pool, &user, path.into_inner(), after, limit).await?))
 }
 
 #[get("/v1/matches/{id}/replay")]

@@ -40,7 +40,9 @@ pub async fn ledger(
 ) -> ApiResult<HttpResponse> {
     let limit = q.limit.unwrap_or(50);
     if !(1..=500).contains(&limit) {
-        return Err(ApiError::Validation(format!("limit must be from 1 to 500, got {limit}")));
+        return Err(ApiError::Validation(format!(
+            "limit must be from 1 to 500, got {limit}"
+        )));
     }
     let entries = crate::routes::admin::ledger_entries(&pool, user.id, limit, q.before).await?;
     Ok(HttpResponse::Ok().json(json!({ "entries": entries })))

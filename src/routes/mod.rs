@@ -60,7 +60,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
     match err {
-        JsonPayloadError::Overflow { limit } | JsonPayloadError::OverflowKnownLength { limit, .. } => {
+        JsonPayloadError::Overflow { limit }
+        | JsonPayloadError::OverflowKnownLength { limit, .. } => {
             ApiError::PayloadTooLarge(format!("the body is larger than {limit} bytes")).into()
         }
         JsonPayloadError::ContentType => {

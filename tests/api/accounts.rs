@@ -7,7 +7,12 @@ use crate::helpers::spawn_app;
 async fn register_login_and_me() {
     let app = spawn_app().await;
     let (status, body) = app
-        .call(Method::POST, "/v1/auth/register", None, Some(json!({"username": "ann_1", "password": "password123"})))
+        .call(
+            Method::POST,
+            "/v1/auth/register",
+            None,
+            Some(json!({"username": "ann_1", "password": "password123"})),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(body["user"]["username"], "ann_1");
@@ -20,13 +25,23 @@ async fn register_login_and_me() {
     assert_eq!(me["scores"], json!({}));
 
     let (status, body) = app
-        .call(Method::POST, "/v1/auth/login", None, Some(json!({"username": "ann_1", "password": "password123"})))
+        .call(
+            Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": "ann_1", "password": "password123"})),
+        )
         .await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(body["user"]["id"], me["id"]);
 
     let (status, body) = app
-        .call(Method::POST, "/v1/auth/login", None, Some(json!({"username": "ann_1", "password": "password124"})))
+        .call(
+            Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": "ann_1", "password": "password124"})),
+        )
         .await;
     assert_eq!(status, StatusCode::UNAUTHORIZED);
     assert_eq!(body["code"], "unauthorized");
@@ -37,17 +52,51 @@ async fn registration_input_is_checked() {
     let app = spawn_app().await;
     app.register("bob").await;
     let cases = [
-        (json!({"username": "bob", "password": "password123"}), StatusCode::CONFLICT, "conflict"),
-        (json!({"username": "BOB", "password": "password123"}), StatusCode::CONFLICT, "conflict"),
-        (json!({"username": "b", "password": "password123"}), StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
-        (json!({"username": "bad name", "password": "password123"}), StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
-        (json!({"username": "carl", "password": "short"}), StatusCode::UNPROCESSABLE_ENTITY, "validation_failed"),
-        (json!({"username": "carl", "password": "password123", "admin": true}), StatusCode::BAD_REQUEST, "validation_failed"),
-        (json!({"username": 5, "password": "password123"}), StatusCode::BAD_REQUEST, "validation_failed"),
+        (
+            json!({"username": "bob", "password": "password123"}),
+            StatusCode::CONFLICT,
+            "conflict",
+        ),
+        (
+            json!({"username": "BOB", "password": "password123"}),
+            StatusCode::CONFLICT,
+            "conflict",
+        ),
+        (
+            json!({"username": "b", "password": "password123"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+        ),
+        (
+            json!({"username": "bad name", "password": "password123"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+        ),
+        (
+            json!({"username": "carl", "password": "short"}),
+            StatusCode::UNPROCESSABLE_ENTITY,
+            "validation_failed",
+        ),
+        (
+            json!({"username": "carl", "password": "password123", "admin": true}),
+            StatusCode::BAD_REQUEST,
+            "validation_failed",
+        ),
+        (
+            json!({"username": 5, "password": "password123"}),
+            StatusCode::BAD_REQUEST,
+            "validation_failed",
+        ),
     ];
     for (body, status, code) in cases {
-        let (s, b) = app.call(Method::POST, "/v1/auth/register", None, Some(body.clone())).await;
-        assert_eq!((s, b["code"].as_str().unwrap()), (status, code), "{body} → {b}");
+        let (s, b) = app
+            .call(Method::POST, "/v1/auth/register", None, Some(body.clone()))
+            .await;
+        assert_eq!(
+            (s, b["code"].as_str().unwrap()),
+            (status, code),
+            "{body} → {b}"
+        );
         assert!(!b["detail"].as_str().unwrap().is_empty());
     }
     let res = app
@@ -62,7 +111,12 @@ async fn registration_input_is_checked() {
     assert_eq!(res.headers()["content-type"], "application/problem+json");
     let big = "x".repeat(100_000);
     let (s, b) = app
-        .call(Method::POST, "/v1/auth/register", None, Some(json!({"username": big, "password": big})))
+        .call(
+            Method::POST,
+            "/v1/auth/register",
+            None,
+            Some(json!({"username": big, "password": big})),
+        )
         .await;
     assert_eq!(s, StatusCode::PAYLOAD_TOO_LARGE, "{b}");
 }
@@ -72,7 +126,10 @@ async fn tokens_are_checked() {
     let app = spawn_app().await;
     let p = app.register("carol").await;
     let (s, b) = app.call(Method::GET, "/v1/me", None, None).await;
-    assert_eq!((s, b["code"].as_str()), (StatusCode::UNAUTHORIZED, Some("unauthorized")));
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::UNAUTHORIZED, Some("unauthorized"))
+    );
     // alg: none with the real claims.
     let claims = p.token.split('.').nth(1).unwrap();
     let none = format!("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.{claims}.");
@@ -92,25 +149,52 @@ async fn grants_and_roles_are_admin_only() {
     let app = spawn_app().await;
     let p = app.register("dave").await;
     let (s, b) = app
-        .post("/v1/admin/grants", &p.token, json!({"user_id": p.id, "amount": 100}))
+        .post(
+            "/v1/admin/grants",
+            &p.token,
+            json!({"user_id": p.id, "amount": 100}),
+        )
         .await;
-    assert_eq!((s, b["code"].as_str()), (StatusCode::FORBIDDEN, Some("forbidden")));
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("forbidden"))
+    );
 
     let (s, entry) = app
-        .post("/v1/admin/grants", &app.admin_token, json!({"user_id": p.id, "amount": 250, "note": "welcome"}))
+        .post(
+            "/v1/admin/grants",
+            &app.admin_token,
+            json!({"user_id": p.id, "amount": 250, "note": "welcome"}),
+        )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{entry}");
     assert_eq!(entry["amount"], 250);
     assert_eq!(entry["balance_after"], 250);
     assert_eq!(entry["reason"], "grant");
-    for bad in [json!(0), json!(-5), json!(10_000_000_000_000i64), json!("7")] {
+    for bad in [
+        json!(0),
+        json!(-5),
+        json!(10_000_000_000_000i64),
+        json!("7"),
+    ] {
         let (s, _) = app
-            .post("/v1/admin/grants", &app.admin_token, json!({"user_id": p.id, "amount": bad}))
+            .post(
+                "/v1/admin/grants",
+                &app.admin_token,
+                json!({"user_id": p.id, "amount": bad}),
+            )
             .await;
-        assert!(s == StatusCode::UNPROCESSABLE_ENTITY || s == StatusCode::BAD_REQUEST, "{bad}: {s}");
+        assert!(
+            s == StatusCode::UNPROCESSABLE_ENTITY || s == StatusCode::BAD_REQUEST,
+            "{bad}: {s}"
+        );
     }
     let (s, _) = app
-        .post("/v1/admin/grants", &app.admin_token, json!({"user_id": uuid::Uuid::new_v4(), "amount": 5}))
+        .post(
+            "/v1/admin/grants",
+            &app.admin_token,
+            json!({"user_id": uuid::Uuid::new_v4(), "amount": 5}),
+        )
         .await;
     assert_eq!(s, StatusCode::NOT_FOUND);
     let (_, ledger) = app.get("/v1/me/ledger", &p.token).await;
@@ -120,21 +204,41 @@ async fn grants_and_roles_are_admin_only() {
 
     // Role change takes effect on the next token.
     let (s, b) = app
-        .call(Method::PUT, &format!("/v1/admin/users/{}/role", p.id), Some(&p.token), Some(json!({"role": "admin"})))
+        .call(
+            Method::PUT,
+            &format!("/v1/admin/users/{}/role", p.id),
+            Some(&p.token),
+            Some(json!({"role": "admin"})),
+        )
         .await;
     assert_eq!(s, StatusCode::FORBIDDEN, "{b}");
     let (s, b) = app
-        .call(Method::PUT, &format!("/v1/admin/users/{}/role", p.id), Some(&app.admin_token), Some(json!({"role": "organiser"})))
+        .call(
+            Method::PUT,
+            &format!("/v1/admin/users/{}/role", p.id),
+            Some(&app.admin_token),
+            Some(json!({"role": "organiser"})),
+        )
         .await;
     assert_eq!((s, b["role"].as_str()), (StatusCode::OK, Some("organiser")));
     let (s, _) = app
-        .call(Method::PUT, &format!("/v1/admin/users/{}/role", p.id), Some(&app.admin_token), Some(json!({"role": "king"})))
+        .call(
+            Method::PUT,
+            &format!("/v1/admin/users/{}/role", p.id),
+            Some(&app.admin_token),
+            Some(json!({"role": "king"})),
+        )
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST);
     let (_, me) = app.get("/v1/me", &p.token).await;
     assert_eq!(me["role"], "organiser");
     let (_, login) = app
-        .call(Method::POST, "/v1/auth/login", None, Some(json!({"username": "dave", "password": "password123"})))
+        .call(
+            Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": "dave", "password": "password123"})),
+        )
         .await;
     assert_eq!(login["user"]["role"], "organiser");
 }
@@ -145,7 +249,13 @@ async fn health_and_unknown_routes() {
     let (s, b) = app.call(Method::GET, "/healthz", None, None).await;
     assert_eq!((s, b), (StatusCode::OK, json!({"status": "ok"})));
     let (s, b) = app.call(Method::GET, "/v1/nothing", None, None).await;
-    assert_eq!((s, b["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found"))
+    );
     let (s, b) = app.get("/v1/matches/not-a-uuid", &app.admin_token).await;
-    assert_eq!((s, b["code"].as_str()), (StatusCode::NOT_FOUND, Some("not_found")));
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found"))
+    );
 }

@@ -61,7 +61,6 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub pool: PgPool,
     pub admin_token: String,
-    pub database_url: String,
 }
 
 pub struct Player {
@@ -92,7 +91,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     conn.close().await.ok();
     let database_url = server.database(&db).to_url_lossy().to_string();
     let mut config = Config {
-        database_url: Some(database_url.clone()),
+        database_url: Some(database_url),
         bind: "127.0.0.1:0".into(),
         jwt_secret: Some("test secret, not for production".into()),
         admin: Some((ADMIN.0.into(), ADMIN.1.into())),
@@ -115,10 +114,14 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         client,
         pool,
         admin_token: String::new(),
-        database_url,
     };
     let (status, body) = t
-        .call(Method::POST, "/v1/auth/login", None, Some(json!({"username": ADMIN.0, "password": ADMIN.1})))
+        .call(
+            Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": ADMIN.0, "password": ADMIN.1})),
+        )
         .await;
     assert_eq!(status, StatusCode::OK, "{body}");
     t.admin_token = body["access_token"].as_str().unwrap().to_string();
@@ -133,7 +136,9 @@ impl TestApp {
         token: Option<&str>,
         body: Option<Value>,
     ) -> (StatusCode, Value) {
-        let mut req = self.client.request(method, format!("{}{path}", self.address));
+        let mut req = self
+            .client
+            .request(method, format!("{}{path}", self.address));
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }
@@ -216,14 +221,23 @@ impl TestApp {
     }
 
     /// Polls the match until `done` holds (the sweeper works in the background).
-    pub async fn wait_for(&self, match_id: &str, p: &Player, secs: u64, done: impl Fn(&Value) -> bool) -> Value {
+    pub async fn wait_for(
+        &self,
+        match_id: &str,
+        p: &Player,
+        secs: u64,
+        done: impl Fn(&Value) -> bool,
+    ) -> Value {
         let until = tokio::time::Instant::now() + Duration::from_secs(secs);
         loop {
             let v = self.view(match_id, p).await;
             if done(&v) {
                 return v;
             }
-            assert!(tokio::time::Instant::now() < until, "timed out waiting; last view {v}");
+            assert!(
+                tokio::time::Instant::now() < until,
+                "timed out waiting; last view {v}"
+            );
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
     }
@@ -248,10 +262,11 @@ impl TestApp {
         .await
         .unwrap();
         assert_eq!(unbalanced, 0, "unbalanced ledger transactions");
-        let total: i64 = sqlx::query_scalar("SELECT COALESCE(sum(balance), 0)::bigint FROM accounts")
-            .fetch_one(&self.pool)
-            .await
-            .unwrap();
+        let total: i64 =
+            sqlx::query_scalar("SELECT COALESCE(sum(balance), 0)::bigint FROM accounts")
+                .fetch_one(&self.pool)
+                .await
+                .unwrap();
         assert_eq!(total, 0, "coins were created or destroyed");
         let negative: i64 = sqlx::query_scalar(
             "SELECT count(*) FROM accounts WHERE kind <> 'house' AND balance < 0",

@@ -2,5 +2,6 @@
 //! database per test (the project-local cluster, or `DATABASE_URL`'s server).
 
 mod accounts;
+mod chexuan;
 mod helpers;
 mod openapi;

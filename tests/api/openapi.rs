@@ -29,9 +29,13 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
     for (method, path) in paiju::routes::ROUTES {
         let path = path.replace("{id}", &uuid::Uuid::new_v4().to_string());
         let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
-        let (status, body) = app.call(method.clone(), &path, Some(&app.admin_token), None).await;
+        let (status, body) = app
+            .call(method.clone(), &path, Some(&app.admin_token), None)
+            .await;
         let unrouted = status == StatusCode::NOT_FOUND
-            && body["detail"].as_str().is_some_and(|d| d.starts_with("no route for"));
+            && body["detail"]
+                .as_str()
+                .is_some_and(|d| d.starts_with("no route for"));
         assert!(!unrouted, "{method} {path} is listed but not served");
     }
 }

@@ -132,7 +132,10 @@ impl Card {
             });
         }
         let mut chars = text.chars();
-        let suit = chars.next_back().and_then(Suit::from_letter).ok_or_else(bad)?;
+        let suit = chars
+            .next_back()
+            .and_then(Suit::from_letter)
+            .ok_or_else(bad)?;
         let rank = match chars.as_str() {
             "J" => JACK,
             "Q" => QUEEN,
@@ -253,7 +256,9 @@ mod tests {
 
     #[test]
     fn bad_notation_is_rejected_with_a_reason() {
-        for bad in ["", "1H", "11H", "10X", "QQ", "s0", "s11", "b01", "w", "rj", "10", "H"] {
+        for bad in [
+            "", "1H", "11H", "10X", "QQ", "s0", "s11", "b01", "w", "rj", "10", "H",
+        ] {
             let err = Card::parse(bad).unwrap_err();
             assert!(err.contains("unknown card"), "{bad}: {err}");
         }
@@ -262,9 +267,11 @@ mod tests {
     #[test]
     fn remove_cards_is_all_or_nothing() {
         let mut h = hand!["QH", "QH", "3S"];
-        assert!(remove_cards(&mut h, &hand!["QH", "QH", "QH"]).is_none());
+        let three_queens = hand!["QH", "QH", "QH"];
+        assert!(remove_cards(&mut h, &three_queens).is_none());
         assert_eq!(h.len(), 3);
-        assert!(remove_cards(&mut h, &hand!["QH", "3S"]).is_some());
+        let queen_and_three = hand!["QH", "3S"];
+        assert!(remove_cards(&mut h, &queen_and_three).is_some());
         assert_eq!(h, hand!["QH"]);
     }
 }

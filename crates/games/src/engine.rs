@@ -311,11 +311,13 @@ where
         G::options(seats, raw).map(|o| to_value(&o))
     }
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String> {
-        let opts: G::Options = serde_json::from_value(options.clone()).map_err(|e| e.to_string())?;
+        let opts: G::Options =
+            serde_json::from_value(options.clone()).map_err(|e| e.to_string())?;
         Ok(G::deck(&opts))
     }
     fn new_match(&self, options: &Value, seats: usize) -> Result<Box<dyn DynState>, String> {
-        let opts: G::Options = serde_json::from_value(options.clone()).map_err(|e| e.to_string())?;
+        let opts: G::Options =
+            serde_json::from_value(options.clone()).map_err(|e| e.to_string())?;
         Ok(Box::new(Loaded::<G>(G::new_match(opts, seats))))
     }
     fn load(&self, state: &str) -> Result<Box<dyn DynState>, String> {

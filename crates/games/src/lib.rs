@@ -8,13 +8,16 @@ pub mod dazha;
 pub mod engine;
 pub mod shuffle;
 
-pub use engine::{DynGame, DynState};
+pub use engine::{DynGame, DynState, Game, Registered};
 
 /// Every game the service can run, by the name clients use.
-pub const GAME_NAMES: &[&str] = &[];
+pub const GAME_NAMES: &[&str] = &[chexuan::Chexuan::NAME];
 
 /// The engine of the game called `name`.
 pub fn game(name: &str) -> Option<&'static dyn DynGame> {
-    let _ = name;
-    None
+    static CHEXUAN: Registered<chexuan::Chexuan> = Registered::new();
+    match name {
+        chexuan::Chexuan::NAME => Some(&CHEXUAN),
+        _ => None,
+    }
 }

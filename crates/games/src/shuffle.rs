@@ -56,7 +56,11 @@ pub fn parse_seed(hex: &str) -> Result<Seed, String> {
     }
     let mut seed = [0u8; 32];
     for (i, pair) in bytes.chunks(2).enumerate() {
-        let digit = |c: u8| (c as char).to_digit(16).ok_or("seed must contain only hex digits");
+        let digit = |c: u8| {
+            (c as char)
+                .to_digit(16)
+                .ok_or("seed must contain only hex digits")
+        };
         seed[i] = (digit(pair[0])? * 16 + digit(pair[1])?) as u8;
     }
     Ok(seed)

@@ -19,7 +19,7 @@ use crate::cards::{Card, remove_cards};
 use crate::engine::{
     Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatNo, Stage,
 };
-use ranking::{Split, rank_pair, sanhua, server_split};
+use ranking::{Split, rank_pair, sanhua, server_split, single_order};
 use settle::{Standing, base_points, settle};
 
 pub struct Chexuan;
@@ -313,13 +313,54 @@ pub fn deck_for_hands(hands: &[Vec<Card>]) -> Vec<Card> {
     deck
 }
 
+/// Cards as api.md wants a hand shown: strongest first by the single-card order, ties in the
+/// rulings' table order.
+fn sorted(cards: &[Card]) -> Vec<Card> {
+    let table = deck_cards();
+    let mut v = cards.to_vec();
+    v.sort_by_key(|c| {
+        (
+            std::cmp::Reverse(single_order(*c)),
+            table.iter().position(|t| t == c),
+        )
+    });
+    v
+}
+
 fn split_json(split: &Split, swapped: bool) -> Value {
     json!({
-        "head": split.head,
-        "tail": split.tail,
+        "head": sorted(&split.head),
+        "tail": sorted(&split.tail),
         "head_name": rank_pair(split.head[0], split.head[1]).1,
         "tail_name": rank_pair(split.tail[0], split.tail[1]).1,
         "swapped": swapped,
+    })
+}
+
+/// The settlement summary (`HandResult::detail`) with the parts every ending shares; showdowns
+/// and escapes fill in their own parts.
+fn summary(
+    h: &Hand,
+    ending: Ending,
+    dealer: SeatNo,
+    next_dealer: SeatNo,
+    net: &[i64],
+    points: &[i64],
+) -> Value {
+    let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
+    json!({
+        "ending": ending,
+        "dealer": dealer,
+        "next_dealer": next_dealer,
+        "put_in": put_in,
+        "net": net,
+        "points": points,
+        "base_points": h.base_points,
+        "beats": [],
+        "transfers": [],
+        "hands": [],
+        "draw": ending == Ending::Draw,
+        "escape": null,
     })
 }
 
@@ -397,7 +438,7 @@ impl Chexuan {
             out.events.push(Event::private(
                 "dealt",
                 s,
-                json!({ "cards": h.seats[s].hidden }),
+                json!({ "cards": sorted(&h.seats[s].hidden) }),
             ));
         }
         out.events.push(Event::public(
@@ -529,7 +570,7 @@ impl Chexuan {
             _ => {}
         }
         let level = h.level;
-        let (kind, data) = match action {
+        let (kind, mut data) = match action {
             Action::Check {} => ("check", json!({})),
             Action::Raise { to } => {
                 let amount = to - h.seats[seat].round_bet;
@@ -555,6 +596,7 @@ impl Chexuan {
                 }
                 ("all_in", json!({ "amount": left, "to": to }))
             }
+            // Only fold is left: set_bobo and split were refused above.
             _ => {
                 h.seats[seat].folded = true;
                 ("fold", json!({}))
@@ -564,7 +606,6 @@ impl Chexuan {
             h.all_checked = false;
         }
         h.seats[seat].acted = true;
-        let mut data = data;
         data["left"] = json!(h.seats[seat].left);
         data["put_in"] = json!(h.seats[seat].put_in);
         out.events.push(Event::public(kind, Some(seat), data));
@@ -639,6 +680,7 @@ impl Chexuan {
                             },
                         }
                     }
+                    // Every seat still in has split by now.
                     None => Standing::Folded,
                 }
             })
@@ -687,20 +729,14 @@ impl Chexuan {
             Ending::Showdown => settled.first_collector.unwrap_or(dealer),
             _ => dealer,
         };
-        let detail = json!({
-            "ending": ending,
-            "dealer": dealer,
-            "next_dealer": next_dealer,
-            "put_in": put_in,
-            "net": net,
-            "points": points,
-            "base_points": h.base_points,
-            "beats": settled.beats.iter().map(|&(w, l)| json!({ "winner": w, "loser": l })).collect::<Vec<_>>(),
-            "transfers": settled.transfers,
-            "hands": hands,
-            "draw": false,
-            "escape": null,
-        });
+        let mut detail = summary(h, ending, dealer, next_dealer, &net, &points);
+        detail["beats"] = settled
+            .beats
+            .iter()
+            .map(|&(w, l)| json!({ "winner": w, "loser": l }))
+            .collect();
+        detail["transfers"] = json!(settled.transfers);
+        detail["hands"] = hands;
         Self::end_hand(state, next_dealer, points, net, detail, out);
     }
 
@@ -714,21 +750,7 @@ impl Chexuan {
                 out.money.push(Money::Payout { seat, amount });
             }
         }
-        let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
-        let detail = json!({
-            "ending": Ending::Draw,
-            "dealer": dealer,
-            "next_dealer": dealer,
-            "put_in": put_in,
-            "net": vec![0; n],
-            "points": vec![0; n],
-            "base_points": h.base_points,
-            "beats": [],
-            "transfers": [],
-            "hands": [],
-            "draw": true,
-            "escape": null,
-        });
+        let detail = summary(h, Ending::Draw, dealer, dealer, &vec![0; n], &vec![0; n]);
         Self::end_hand(state, dealer, vec![0; n], vec![0; n], detail, out);
     }
 
@@ -776,26 +798,13 @@ impl Chexuan {
                 points[seat] = bonus;
             }
         }
-        let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
-        let detail = json!({
-            "ending": Ending::Escape,
-            "dealer": dealer,
-            "next_dealer": dealer,
-            "put_in": put_in,
-            "net": net,
-            "points": points,
-            "base_points": h.base_points,
-            "beats": [],
-            "transfers": [],
-            "hands": [],
-            "draw": false,
-            "escape": {
-                "seat": e,
-                "table_total": table,
-                "from_bobo": from_bobo,
-                "from_wallet": from_wallet,
-                "bonus_points": bonus,
-            },
+        let mut detail = summary(h, Ending::Escape, dealer, dealer, &net, &points);
+        detail["escape"] = json!({
+            "seat": e,
+            "table_total": table,
+            "from_bobo": from_bobo,
+            "from_wallet": from_wallet,
+            "bonus_points": bonus,
         });
         Self::end_hand(state, dealer, points, net, detail, out);
     }
@@ -850,7 +859,7 @@ impl Chexuan {
             "folded": sh.folded,
             "all_in": sh.all_in,
             "face_up": sh.face_up,
-            "hidden": if own || revealed { json!(sh.hidden) } else { Value::Null },
+            "hidden": if own || revealed { json!(sorted(&sh.hidden)) } else { Value::Null },
             "hidden_count": sh.hidden.len(),
             "split_submitted": sh.split.is_some(),
             "split": split,

@@ -340,15 +340,19 @@ mod tests {
         }
     }
 
+    fn sanhua_of(cards: [&str; 4]) -> Option<&'static str> {
+        sanhua(&cards.map(|c| Card::parse(c).unwrap()))
+    }
+
     #[test]
     fn sanhua_shi_and_sanhua_liu_are_recognised() {
-        assert_eq!(sanhua(&hand!["10S", "10H", "JC", "QH"]), Some("三花十"));
-        assert_eq!(sanhua(&hand!["10C", "10D", "JS", "2H"]), Some("三花十"));
-        assert_eq!(sanhua(&hand!["6S", "6H", "RJ", "3H"]), Some("三花六"));
-        assert_eq!(sanhua(&hand!["6C", "6D", "RJ", "9S"]), Some("三花六"));
-        assert_eq!(sanhua(&hand!["10S", "10C", "JC", "QH"]), None);
-        assert_eq!(sanhua(&hand!["6S", "6C", "RJ", "QH"]), None);
-        assert_eq!(sanhua(&hand!["10S", "10H", "7C", "QH"]), None);
+        assert_eq!(sanhua_of(["10S", "10H", "JC", "QH"]), Some("三花十"));
+        assert_eq!(sanhua_of(["10C", "10D", "JS", "2H"]), Some("三花十"));
+        assert_eq!(sanhua_of(["6S", "6H", "RJ", "3H"]), Some("三花六"));
+        assert_eq!(sanhua_of(["6C", "6D", "RJ", "9S"]), Some("三花六"));
+        assert_eq!(sanhua_of(["10S", "10C", "JC", "QH"]), None);
+        assert_eq!(sanhua_of(["6S", "6C", "RJ", "QH"]), None);
+        assert_eq!(sanhua_of(["10S", "10H", "7C", "QH"]), None);
     }
 
     #[test]

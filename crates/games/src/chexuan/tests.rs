@@ -8,7 +8,6 @@ use serde_json::{Value, json};
 use super::*;
 use crate::cards::canonical;
 use crate::engine::{RuleErrorKind, Visibility};
-use crate::hand;
 
 const T0: i64 = 1_700_000_000_000;
 
@@ -899,7 +898,10 @@ fn views_hide_other_seats_hidden_cards_and_bobos_until_all_set() {
     );
     t.bobos(&[0, 100, 100]);
     let own = Chexuan::view(&t.state, Some(0));
-    assert_eq!(own["seats"][0]["hidden"], json!(t.hand().seats[0].hidden));
+    assert_eq!(
+        own["seats"][0]["hidden"],
+        json!(sorted(&t.hand().seats[0].hidden))
+    );
     assert_eq!(own["seats"][1]["hidden"], Value::Null);
     assert_eq!(own["seats"][1]["hidden_count"], json!(2));
     assert_eq!(own["seats"][1]["bobo"], json!(100));
@@ -908,6 +910,34 @@ fn views_hide_other_seats_hidden_cards_and_bobos_until_all_set() {
     assert_eq!(own["turn"], json!(1));
     let spectator = Chexuan::view(&t.state, None);
     assert!(cards_in(&spectator).is_empty());
+}
+
+#[test]
+fn hands_in_views_and_events_are_sorted_strongest_first() {
+    let hands = vec![
+        cards(&["9S", "QH", "5C", "2H"]),
+        cards(&["8S", "8D", "4S", "2D"]),
+    ];
+    let mut t = Table::new(opts(json!({})), vec![1000; 2]);
+    t.deal(deck_for_hands(&hands));
+    t.act(0, Action::SetBobo { amount: 100 });
+    let out = t.act(1, Action::SetBobo { amount: 100 });
+    let dealt = out
+        .events
+        .iter()
+        .find(|e| e.kind == "dealt" && e.seat == Some(0));
+    assert_eq!(dealt.unwrap().data["cards"], json!(["QH", "9S"]));
+    assert_eq!(
+        Chexuan::view(&t.state, Some(0))["seats"][0]["hidden"],
+        json!(["QH", "9S"])
+    );
+    t.act(1, Action::AllIn {});
+    t.act(0, Action::Call {});
+    t.act(0, split_of(&hands[0]));
+    let split = &Chexuan::view(&t.state, Some(0))["seats"][0]["split"];
+    assert_eq!(split["head"], json!(["QH", "9S"]));
+    assert_eq!(split["head_name"], json!("奶狗"));
+    assert_eq!(split["tail"], json!(["2H", "5C"]));
 }
 
 #[test]

@@ -5,6 +5,8 @@
 //! A: order 0 is 3, 11 is A and 12 is 2. Runs (straights, pairs runs, runs of triples) may use
 //! orders 0..=11 only.
 
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
@@ -47,11 +49,11 @@ pub fn strength(card: Card) -> u8 {
 /// Sorts cards strongest first (api.md: hands in responses are sorted that way); suits break ties
 /// in the fixed order S, H, D, C so that equal hands always print the same.
 pub fn sort_strongest_first(cards: &mut [Card]) {
-    cards.sort_by(|a, b| {
-        strength(*b)
-            .cmp(&strength(*a))
-            .then(a.suit().cmp(&b.suit()))
-    });
+    cards.sort_by_key(|&c| strongest_first(c));
+}
+
+fn strongest_first(card: Card) -> (std::cmp::Reverse<u8>, Option<Suit>) {
+    (std::cmp::Reverse(strength(card)), card.suit())
 }
 
 /// The card points of the game: 5 is worth 5, 10 and K 10 each.
@@ -383,17 +385,17 @@ pub struct Play {
 /// that beat `top`. One play per distinct combination (the same single from two suits is listed
 /// once); kickers of 三带二 and 连三带二 are the lowest cards that keep the hand's jokers playable,
 /// though any kickers are legal when sent.
-pub fn legal_plays(hand: &[Card], top: Option<&Combo>, mode: Mode) -> Vec<Play> {
+pub fn legal_plays<'a>(hand: &'a [Card], top: Option<&'a Combo>, mode: Mode) -> Vec<Play> {
     let mut g = Generator::new(hand, top, mode);
     g.run();
     g.out
 }
 
-/// Builds plays out of the hand sorted by (order, suit), cards of order `o` being
-/// `sorted[start[o]..start[o + 1]]`, then the 小王s and the 大王s.
+/// Builds plays out of the hand sorted strongest first: the 大王s, the 小王s, then the naturals
+/// from 2 down to 3, cards of order `o` being `sorted[start[o]..start[o] + c.n[o]]`.
 struct Generator<'a> {
-    sorted: Vec<Card>,
-    start: [usize; RANKS + 1],
+    sorted: Cow<'a, [Card]>,
+    start: [usize; RANKS],
     c: Counts,
     held: usize,
     top: Option<&'a Combo>,
@@ -402,13 +404,21 @@ struct Generator<'a> {
 }
 
 impl<'a> Generator<'a> {
-    fn new(hand: &[Card], top: Option<&'a Combo>, mode: Mode) -> Self {
-        let mut sorted: Vec<Card> = hand.to_vec();
-        sorted.sort_by_key(|&c| (strength(c), c.suit()));
+    fn new(hand: &'a [Card], top: Option<&'a Combo>, mode: Mode) -> Self {
+        // Hands in a game state are kept sorted: only other callers pay for a sort.
+        let sorted = if hand.is_sorted_by_key(|&c| strongest_first(c)) {
+            Cow::Borrowed(hand)
+        } else {
+            let mut v = hand.to_vec();
+            sort_strongest_first(&mut v);
+            Cow::Owned(v)
+        };
         let c = Counts::of(hand);
-        let mut start = [0usize; RANKS + 1];
-        for o in 0..RANKS {
-            start[o + 1] = start[o] + c.n[o] as usize;
+        let mut start = [0usize; RANKS];
+        let mut at = (c.rj + c.bj) as usize;
+        for o in (0..RANKS).rev() {
+            start[o] = at;
+            at += c.n[o] as usize;
         }
         Generator {
             sorted,
@@ -476,9 +486,8 @@ impl<'a> Generator<'a> {
             return false;
         }
         let mut cards = Vec::with_capacity(take.iter().map(|&k| k as usize).sum::<usize>() + 2);
-        let jokers = self.start[RANKS];
-        cards.extend_from_slice(&self.sorted[jokers + self.c.bj as usize..][..rj as usize]);
-        cards.extend_from_slice(&self.sorted[jokers..][..bj as usize]);
+        cards.extend_from_slice(&self.sorted[..rj as usize]);
+        cards.extend_from_slice(&self.sorted[self.c.rj as usize..][..bj as usize]);
         for o in (0..RANKS).rev() {
             cards.extend_from_slice(&self.sorted[self.start[o]..][..take[o] as usize]);
         }
@@ -570,7 +579,7 @@ impl<'a> Generator<'a> {
     }
 
     fn wushik(&mut self) {
-        let of = |o: u8| &self.sorted[self.start[o as usize]..self.start[o as usize + 1]];
+        let of = |o: u8| &self.sorted[self.start[o as usize]..][..self.c.n[o as usize] as usize];
         let (fives, tens, kings) = (of(FIVE), of(TEN), of(KING));
         if fives.is_empty() || tens.is_empty() || kings.is_empty() {
             return;

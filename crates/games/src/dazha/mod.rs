@@ -14,13 +14,11 @@ use std::ops::RangeInclusive;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
-use crate::cards::{Card, Suit, remove_cards, standard_deck};
+use crate::cards::{Card, Suit, standard_deck};
 use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
 
-pub use combos::{
-    Combo, Counts, Kind, Play, legal_plays as hand_plays, readings, sort_strongest_first,
-};
-use combos::{STRANDS_JOKER, jokers_playable, points_of};
+pub use combos::{Combo, Kind, Play, legal_plays as hand_plays, readings, sort_strongest_first};
+use combos::{Counts, STRANDS_JOKER, jokers_playable, points_of};
 use scoring::{BombPlayed, SEATS, settle_played, settle_tanpai, tanpai, teams_json};
 
 pub struct Dazha;
@@ -31,6 +29,7 @@ const REPORT_AT: usize = 10;
 const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
 const MAX_BASE: i64 = 1_000_000;
 const CAP_RANGE: RangeInclusive<i64> = 9..=13;
+const OPTION_FIELDS: [&str; 3] = ["mode", "base", "bomb_cap"];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Mode {
@@ -51,15 +50,6 @@ pub struct Options {
     pub bomb_cap: u8,
 }
 
-/// The options as a client sends them: every field optional.
-#[derive(Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawOptions {
-    mode: Option<Mode>,
-    base: Option<i64>,
-    bomb_cap: Option<i64>,
-}
-
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
@@ -70,7 +60,8 @@ pub enum Action {
         #[serde(rename = "as", default, skip_serializing_if = "Option::is_none")]
         reading: Option<Kind>,
     },
-    Pass,
+    // A struct variant so that `deny_unknown_fields` also refuses `{"type":"pass","cards":[…]}`.
+    Pass {},
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -188,8 +179,7 @@ impl HandState {
             return Err(RuleError::illegal("a play needs at least one card"));
         }
         let hand = &self.hands[seat];
-        let mut rest = hand.clone();
-        remove_cards(&mut rest, cards)
+        let rest = without(hand, cards)
             .ok_or_else(|| RuleError::illegal("you do not hold all of the cards played"))?;
         let mut options = readings(cards, hand.len(), mode)?;
         if let Some(kind) = reading {
@@ -215,7 +205,6 @@ impl HandState {
         if !jokers_playable(&Counts::of(&rest), mode) {
             return Err(RuleError::illegal(STRANDS_JOKER));
         }
-        sort_strongest_first(&mut rest);
         Ok((rest, combo))
     }
 
@@ -331,6 +320,16 @@ impl HandState {
     }
 }
 
+/// `hand` less `cards` as a multiset, keeping the hand's order; None when a card is missing.
+fn without(hand: &[Card], cards: &[Card]) -> Option<Vec<Card>> {
+    let mut rest = hand.to_vec();
+    for card in cards {
+        let i = rest.iter().position(|c| c == card)?;
+        rest.remove(i);
+    }
+    Some(rest)
+}
+
 fn does_not_beat(top: &Combo) -> String {
     match top.kind {
         k if k.is_bomb() => format!("only a bigger bomb beats the {k} on the table"),
@@ -436,31 +435,41 @@ impl Game for Dazha {
                 "dazha is played by 4 seats, not {seats}"
             )));
         }
-        let raw: RawOptions = if raw.is_null() {
-            RawOptions::default()
-        } else {
-            serde_json::from_value(raw.clone())
-                .map_err(|e| RuleError::invalid(format!("bad dazha options: {e}")))?
+        let empty = serde_json::Map::new();
+        let fields = match raw {
+            Value::Null => &empty,
+            Value::Object(m) => m,
+            _ => return Err(RuleError::invalid("dazha options must be a JSON object")),
         };
-        let mode = raw.mode.unwrap_or(Mode::Normal);
-        let base = raw.base.unwrap_or(1);
-        if !(1..=MAX_BASE).contains(&base) {
+        // Parsed field by field so that every refusal names the field.
+        if let Some(key) = fields.keys().find(|k| !OPTION_FIELDS.contains(&k.as_str())) {
             return Err(RuleError::invalid(format!(
-                "base must be between 1 and {MAX_BASE}, not {base}"
+                "unknown dazha option `{key}`: expected one of mode, base, bomb_cap"
             )));
         }
+        let given = |name: &str| fields.get(name).filter(|v| !v.is_null());
+        let mode = match given("mode") {
+            None => Mode::Normal,
+            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
+                RuleError::invalid(format!("mode must be \"normal\" or \"12zhashen\", not {v}"))
+            })?,
+        };
+        let int = |name: &str, default: i64, range: RangeInclusive<i64>| match given(name) {
+            None => Ok(default),
+            Some(v) => v.as_i64().filter(|n| range.contains(n)).ok_or_else(|| {
+                RuleError::invalid(format!(
+                    "{name} must be an integer from {} to {}, not {v}",
+                    range.start(),
+                    range.end()
+                ))
+            }),
+        };
+        let base = int("base", 1, 1..=MAX_BASE)?;
         let default_cap = match mode {
             Mode::Normal => 9,
             Mode::Zhashen12 => 13,
         };
-        let cap = raw.bomb_cap.unwrap_or(default_cap);
-        if !CAP_RANGE.contains(&cap) {
-            return Err(RuleError::invalid(format!(
-                "bomb_cap must be between {} and {}, not {cap}",
-                CAP_RANGE.start(),
-                CAP_RANGE.end()
-            )));
-        }
+        let cap = int("bomb_cap", default_cap, CAP_RANGE)?;
         Ok(Options {
             mode,
             base,
@@ -591,7 +600,7 @@ impl Game for Dazha {
         }
         let mut out = Outcome::default();
         match action {
-            Action::Pass => {
+            Action::Pass {} => {
                 if h.round.top().is_none() {
                     return Err(RuleError::illegal(
                         "the leader of a round must play: pass is only allowed when following",
@@ -616,7 +625,7 @@ impl Game for Dazha {
             .as_ref()
             .is_some_and(|h| h.turn == seat && h.round.top().is_none());
         if !leading {
-            return Action::Pass;
+            return Action::Pass {};
         }
         // The lowest single; a hand left with nothing but a bomb and the jokers it must carry
         // plays its lowest group instead.
@@ -635,7 +644,7 @@ impl Game for Dazha {
                 cards: p.cards.clone(),
                 reading: Some(p.combo.kind),
             },
-            None => Action::Pass,
+            None => Action::Pass {},
         }
     }
 

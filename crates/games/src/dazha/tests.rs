@@ -10,7 +10,9 @@ use crate::engine::{Ctx, Game, HandStart, RuleErrorKind, Stage, Visibility};
 use crate::shuffle::shuffle;
 
 fn cards(list: &[&str]) -> Vec<Card> {
-    list.iter().map(|c| Card::parse(c).expect("fixture card")).collect()
+    list.iter()
+        .map(|c| Card::parse(c).expect("fixture card"))
+        .collect()
 }
 
 fn normal() -> Options {
@@ -94,7 +96,7 @@ fn play(st: &mut State, seat: SeatNo, list: &[&str]) -> Outcome {
 }
 
 fn pass(st: &mut State, seat: SeatNo) -> Outcome {
-    Dazha::apply(st, seat, Action::Pass, T0)
+    Dazha::apply(st, seat, Action::Pass {}, T0)
         .unwrap_or_else(|e| panic!("seat {seat} passing: {}", e.detail))
 }
 
@@ -128,18 +130,18 @@ fn deck_for(opts: &Options, fixed: [&[&str]; 4]) -> Vec<Card> {
     for s in &seats {
         remove_cards(&mut rest, s).expect("fixed cards are in the deck");
     }
-    rest.sort_by_key(|&c| (combos::strength(c), c.suit()));
-    let size = rest.len().div_ceil(4) + seats.iter().map(Vec::len).sum::<usize>() / 4;
-    let size = size.max(Dazha::deck(opts).len() / 4);
-    let mut i = 0;
+    let size = Dazha::deck(opts).len() / 4;
     for card in rest {
-        while seats[i % 4].len() >= size {
-            i += 1;
-        }
-        seats[i % 4].push(card);
-        i += 1;
+        let same = |s: &Vec<Card>| s.iter().filter(|c| c.rank() == card.rank()).count();
+        let seat = (0..4)
+            .filter(|&s| seats[s].len() < size)
+            .min_by_key(|&s| (same(&seats[s]), std::cmp::Reverse(size - seats[s].len())))
+            .expect("room for every card");
+        seats[seat].push(card);
     }
-    (0..seats[0].len() * 4).map(|k| seats[k % 4][k / 4]).collect()
+    (0..seats[0].len() * 4)
+        .map(|k| seats[k % 4][k / 4])
+        .collect()
 }
 
 fn start(st: &mut State, deck: Vec<Card>) -> Outcome {
@@ -164,7 +166,10 @@ fn single_pair_and_bomb_are_read_by_rank_with_two_highest() {
     assert!(beats(&["4S"], &["3S"]));
     assert!(!beats(&["3S"], &["3H"]), "equal singles do not beat");
     assert!(beats(&["2S", "2D"], &["AS", "AH"]));
-    assert!(!beats(&["2S", "2D"], &["AS"]), "a pair does not beat a single");
+    assert!(
+        !beats(&["2S", "2D"], &["AS"]),
+        "a pair does not beat a single"
+    );
     assert!(illegal(&["7S", "8S"], 27).contains("no combination"));
 }
 
@@ -218,10 +223,7 @@ fn a_pairs_run_is_two_or_more_consecutive_pairs_without_two() {
     assert_eq!((r.kind, r.len), (Kind::PairsRun, 2));
     assert!(illegal(&["AS", "AH", "2D", "2C"], 27).contains("a 2 cannot"));
     illegal(&["3S", "3H", "5D", "5C"], 27);
-    assert!(beats(
-        &["4S", "4H", "5D", "5C"],
-        &["3S", "3H", "4D", "4C"]
-    ));
+    assert!(beats(&["4S", "4H", "5D", "5C"], &["3S", "3H", "4D", "4C"]));
     assert!(!beats(
         &["4S", "4H", "5D", "5C", "6S", "6H"],
         &["3S", "3H", "4D", "4C"]
@@ -249,7 +251,10 @@ fn a_triple_is_beaten_only_by_a_higher_triple_or_a_bomb() {
     let t8 = read_in(&["8S", "8H", "8D"], 3, Mode::Normal).unwrap()[0];
     assert!(t8.beats(&t7));
     assert!(!t7.beats(&t8));
-    assert!(!combo(&["5S", "10S", "KS"]).beats(&t7), "五十K does not beat a triple");
+    assert!(
+        !combo(&["5S", "10S", "KS"]).beats(&t7),
+        "五十K does not beat a triple"
+    );
     assert!(!combo(&["9S", "9H", "9D", "3C", "4C"]).beats(&t7));
     assert!(combo(&["3S", "3H", "3D", "3C"]).beats(&t8));
 }
@@ -287,7 +292,10 @@ fn a_run_of_triples_takes_two_cards_per_triple_without_two() {
         27,
     );
     assert!(e.contains("a 2 cannot"), "{e}");
-    illegal(&["3S", "3H", "3D", "5S", "5H", "5D", "9C", "9H", "JC", "KD"], 27);
+    illegal(
+        &["3S", "3H", "3D", "5S", "5H", "5D", "9C", "9H", "JC", "KD"],
+        27,
+    );
     assert!(beats(
         &["4S", "4H", "4D", "5S", "5H", "5D", "3C", "3H", "3D", "3S"],
         &["3S", "3H", "3D", "4S", "4H", "4D", "9C", "9H", "JC", "KD"]
@@ -313,7 +321,10 @@ fn wushik_beats_every_non_bomb_and_suited_beats_mixed_only() {
     assert!(suited.beats(&mixed));
     assert!(!mixed.beats(&suited));
     assert!(!mixed.beats(&combo(&["5D", "10D", "KC"])), "mixed on mixed");
-    assert!(!suited.beats(&combo(&["5S", "10S", "KS"])), "suited on suited");
+    assert!(
+        !suited.beats(&combo(&["5S", "10S", "KS"])),
+        "suited on suited"
+    );
     let bomb = combo(&["3S", "3H", "3D", "3C"]);
     assert!(bomb.beats(&suited));
     assert!(!suited.beats(&bomb));
@@ -330,12 +341,18 @@ fn bombs_rank_by_size_then_rank_and_an_equal_bomb_does_not_beat() {
     assert!(b("3", 5).beats(&b("2", 4)), "more cards beat fewer");
     assert!(b("3", 8).beats(&b("2", 7)), "八个3可以压七个2");
     assert!(b("2", 4).beats(&b("A", 4)));
-    assert!(!b("7", 4).beats(&b("7", 4)), "the later equal bomb does not beat");
+    assert!(
+        !b("7", 4).beats(&b("7", 4)),
+        "the later equal bomb does not beat"
+    );
     assert!(!b("7", 4).beats(&b("8", 4)));
     assert!(b("3", 4).beats(&combo(&["2S"])));
     let with_joker = combo(&["7S", "7H", "7D", "7C", "BJ"]);
     assert!(with_joker.beats(&b("2", 4)));
-    assert!(!with_joker.beats(&b("7", 5)), "jokers do not change the rank");
+    assert!(
+        !with_joker.beats(&b("7", 5)),
+        "jokers do not change the rank"
+    );
 }
 
 #[test]
@@ -369,8 +386,15 @@ fn zhashen_six_jokers_of_one_colour_beat_every_other_bomb() {
     assert!(bj6.beats(&huge));
     assert!(!huge.beats(&bj6));
     let e = read_in(&["RJ", "RJ", "RJ", "BJ", "BJ", "BJ"], 27, z).unwrap_err();
-    assert!(e.detail.contains("six mixed jokers are no bomb"), "{}", e.detail);
-    assert!(read_in(&["RJ", "RJ", "BJ", "BJ"], 27, z).is_err(), "no four-joker bomb");
+    assert!(
+        e.detail.contains("six mixed jokers are no bomb"),
+        "{}",
+        e.detail
+    );
+    assert!(
+        read_in(&["RJ", "RJ", "BJ", "BJ"], 27, z).is_err(),
+        "no four-joker bomb"
+    );
     assert!(read_in(&["RJ"; 5], 27, z).is_err());
 }
 
@@ -379,7 +403,12 @@ fn as_picks_one_reading_of_five_of_a_kind() {
     let five = ["9S", "9H", "9D", "9C", "9S"];
     let mut st = table(
         normal(),
-        [&five, &["3S", "3H", "3D", "4S", "4H", "8S"], &["4D"], &["4C"]],
+        [
+            &five,
+            &["3S", "3H", "3D", "4S", "4H", "8S"],
+            &["4D"],
+            &["4C"],
+        ],
         AB,
         0,
     );
@@ -397,7 +426,12 @@ fn as_picks_one_reading_of_five_of_a_kind() {
         event(&out, "play").unwrap().data["combo"]["type"],
         "triple_with_two"
     );
-    assert!(st.hand.is_none(), "seat 0 went out and so did its team? no: hand over needs both");
+    let h = st
+        .hand
+        .as_ref()
+        .expect("seat 2 of the same team still plays");
+    assert_eq!(h.out, vec![0]);
+    assert!(h.bombs.is_empty(), "read as a triple with two, not a bomb");
 }
 
 #[test]
@@ -412,7 +446,11 @@ fn without_as_five_of_a_kind_is_a_bomb_and_as_must_fit_the_cards() {
             reading: Some(Kind::Straight),
         },
     );
-    assert!(e.detail.contains("cannot be played as straight"), "{}", e.detail);
+    assert!(
+        e.detail.contains("cannot be played as straight"),
+        "{}",
+        e.detail
+    );
     let out = play(&mut st, 0, &five);
     assert_eq!(event(&out, "play").unwrap().data["combo"]["type"], "bomb");
     let action: Action =
@@ -428,7 +466,10 @@ fn without_as_five_of_a_kind_is_a_bomb_and_as_must_fit_the_cards() {
         serde_json::from_value::<Action>(json!({"type": "pass", "cards": []})).is_err(),
         "unknown fields are refused"
     );
-    assert!(serde_json::from_value::<Action>(json!({"type": "play", "cards": ["3S"], "as": "quad"})).is_err());
+    assert!(
+        serde_json::from_value::<Action>(json!({"type": "play", "cards": ["3S"], "as": "quad"}))
+            .is_err()
+    );
 }
 
 // ---------------------------------------------------------------- play and rounds
@@ -436,31 +477,40 @@ fn without_as_five_of_a_kind_is_a_bomb_and_as_must_fit_the_cards() {
 #[test]
 fn the_leader_of_a_round_may_not_pass_and_others_wait_their_turn() {
     let mut st = table(normal(), [&["3S", "4S"], &["5S"], &["6S"], &["7S"]], AB, 0);
-    let e = refused(&mut st, 0, Action::Pass);
+    let e = refused(&mut st, 0, Action::Pass {});
     assert_eq!(e.kind, RuleErrorKind::Illegal);
     assert!(e.detail.contains("leader of a round must play"));
-    let e = refused(&mut st, 1, Action::Pass);
+    let e = refused(&mut st, 1, Action::Pass {});
     assert_eq!(e.kind, RuleErrorKind::NotYourTurn);
     let e = refused(&mut st, 0, play_action(&["3S", "3S"]));
     assert_eq!(e.detail, "you do not hold all of the cards played");
     let e = refused(&mut st, 0, play_action(&[]));
     assert_eq!(e.kind, RuleErrorKind::Illegal);
     play(&mut st, 0, &["4S"]);
-    let e = refused(&mut st, 1, play_action(&["5S"]));
-    assert_eq!(e.kind, RuleErrorKind::NotYourTurn, "seat 1's turn? no: seat 1 is next");
+    let e = refused(&mut st, 2, play_action(&["6S"]));
+    assert_eq!(e.kind, RuleErrorKind::NotYourTurn, "seat 1 plays next");
 }
 
 #[test]
 fn a_follower_must_beat_the_top_play() {
     let mut st = table(
         normal(),
-        [&["9S", "4S"], &["5S", "5H", "8S", "5D", "10D", "KD"], &["6S"], &["7S"]],
+        [
+            &["9S", "4S"],
+            &["5S", "5H", "8S", "5D", "10D", "KD"],
+            &["6S"],
+            &["7S"],
+        ],
         AB,
         0,
     );
     play(&mut st, 0, &["9S"]);
     let e = refused(&mut st, 1, play_action(&["8S"]));
-    assert!(e.detail.contains("does not beat the single"), "{}", e.detail);
+    assert!(
+        e.detail.contains("does not beat the single"),
+        "{}",
+        e.detail
+    );
     let e = refused(&mut st, 1, play_action(&["5S", "5H"]));
     assert!(e.detail.contains("does not beat"), "{}", e.detail);
     play(&mut st, 1, &["5D", "10D", "KD"]);
@@ -512,7 +562,9 @@ fn jiefeng_the_partner_leads_when_the_round_winner_is_out() {
 
 #[test]
 fn card_counts_are_public_only_at_ten_cards_or_fewer() {
-    let eleven = ["3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS"];
+    let eleven = [
+        "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS",
+    ];
     let mut st = table(normal(), [&eleven, &["3H", "4H"], &["3D"], &["3C"]], AB, 0);
     let spectator = Dazha::view(&st, None);
     assert_eq!(spectator["seats"][0]["cards_left"], Value::Null);
@@ -527,12 +579,20 @@ fn card_counts_are_public_only_at_ten_cards_or_fewer() {
 fn a_play_may_not_strand_a_joker_without_a_bomb() {
     let mut st = table(
         normal(),
-        [&["7S", "7H", "7D", "7C", "BJ", "3S"], &["3H"], &["3D"], &["3C"]],
+        [
+            &["7S", "7H", "7D", "7C", "BJ", "3S"],
+            &["3H"],
+            &["3D"],
+            &["3C"],
+        ],
         AB,
         0,
     );
     let e = refused(&mut st, 0, play_action(&["7S", "7H", "7D", "7C"]));
-    assert!(e.detail.contains("a joker can only be played inside a bomb"));
+    assert!(
+        e.detail
+            .contains("a joker can only be played inside a bomb")
+    );
     let e = refused(&mut st, 0, play_action(&["7S"]));
     assert!(e.detail.contains("joker"));
     assert!(
@@ -547,24 +607,37 @@ fn a_play_may_not_strand_a_joker_without_a_bomb() {
 fn auto_action_leads_the_lowest_single_and_followers_pass() {
     let mut st = table(
         normal(),
-        [&["9S", "4S", "2S"], &["5S", "KH"], &["6S", "6H"], &["7S", "8S"]],
+        [
+            &["9S", "4S", "2S"],
+            &["5S", "KH"],
+            &["6S", "6H"],
+            &["7S", "8S"],
+        ],
         AB,
         0,
     );
-    assert_eq!(Dazha::auto_action(&st, 0), Action::Play {
-        cards: cards(&["4S"]),
-        reading: Some(Kind::Single)
-    });
-    assert_eq!(Dazha::auto_action(&st, 1), Action::Pass, "not to act");
+    assert_eq!(
+        Dazha::auto_action(&st, 0),
+        Action::Play {
+            cards: cards(&["4S"]),
+            reading: Some(Kind::Single)
+        }
+    );
+    assert_eq!(Dazha::auto_action(&st, 1), Action::Pass {}, "not to act");
     play(&mut st, 0, &["9S"]);
-    assert_eq!(Dazha::auto_action(&st, 1), Action::Pass);
+    assert_eq!(Dazha::auto_action(&st, 1), Action::Pass {});
 }
 
 #[test]
 fn auto_action_of_a_leader_with_only_a_bomb_and_jokers_plays_them_together() {
     let st = table(
         normal(),
-        [&["7S", "7H", "7D", "7C", "BJ", "RJ"], &["3H"], &["3D"], &["3C"]],
+        [
+            &["7S", "7H", "7D", "7C", "BJ", "RJ"],
+            &["3H"],
+            &["3D"],
+            &["3C"],
+        ],
         AB,
         0,
     );
@@ -685,20 +758,15 @@ fn shuangkou_doubles_the_stake_and_cancels_bomb_rewards() {
 
 #[test]
 fn a_tie_at_100_goes_to_the_upper_team_which_also_gets_what_is_left() {
-    let mut st = table(
-        normal(),
-        [&["8S"], &["6S"], &["9S"], &["KH", "5H"]],
-        AB,
-        1,
-    );
+    let mut st = table(normal(), [&["8S"], &["6S"], &["9S"], &["KH", "5H"]], AB, 1);
     // Team 0 has 105, team 1 90 plus the 15 left in seat 3's hand: 105 each.
     st.hand.as_mut().unwrap().captured = [60, 30, 45, 60];
     play(&mut st, 1, &["6S"]);
     play(&mut st, 2, &["9S"]);
     pass(&mut st, 3);
-    pass(&mut st, 0);
-    let out = pass(&mut st, 1);
+    let out = pass(&mut st, 0);
     assert!(out.hand_end.is_none());
+    assert_eq!(event(&out, "jiefeng").unwrap().seat, Some(0));
     let r = play(&mut st, 0, &["8S"]).hand_end.expect("team 0 is out");
     assert_eq!(r.detail["order_out"], json!([1, 2, 0]));
     assert_eq!(r.detail["team_points"], json!([105, 105]));
@@ -709,7 +777,12 @@ fn a_tie_at_100_goes_to_the_upper_team_which_also_gets_what_is_left() {
 #[test]
 fn base_multiplies_every_amount() {
     let opts = Dazha::options(4, &json!({"base": 5})).unwrap();
-    let mut st = table(opts, [&["3S"], &["4S", "4H"], &["5S"], &["6S", "6H"]], AB, 0);
+    let mut st = table(
+        opts,
+        [&["3S"], &["4S", "4H"], &["5S"], &["6S", "6H"]],
+        AB,
+        0,
+    );
     play(&mut st, 0, &["3S"]);
     let r = play(&mut st, 1, &["4S"]).hand_end;
     assert!(r.is_none());
@@ -741,7 +814,12 @@ fn partners_are_the_two_spade_three_holders_and_the_lower_seat_leads() {
     }
 
     let mut st = Dazha::new_match(opts.clone(), 4);
-    let both = [bombs[0], &["3S", "3S", "8S", "8H", "8D", "8C", "RJ"][..], bombs[2], &["JS", "JH", "JD", "JC", "RJ"]];
+    let both = [
+        bombs[0],
+        &["3S", "3S", "8S", "8H", "8D", "8C", "RJ"][..],
+        bombs[2],
+        &["JS", "JH", "JD", "JC", "RJ"],
+    ];
     let out = start(&mut st, deck_for(&opts, both));
     let started = event(&out, "hand_started").unwrap();
     assert_eq!(started.data["leader"], 1);
@@ -749,7 +827,12 @@ fn partners_are_the_two_spade_three_holders_and_the_lower_seat_leads() {
     assert_eq!(started.data["partners"], "one_seat_holds_both");
 
     let mut st = Dazha::new_match(opts.clone(), 4);
-    let ab = [&["3S", "7S", "7H", "7D", "7C", "BJ"][..], &["3S", "8S", "8H", "8D", "8C", "RJ"], &["9S", "9H", "9D", "9C", "BJ"], &["JS", "JH", "JD", "JC", "RJ"]];
+    let ab = [
+        &["3S", "7S", "7H", "7D", "7C", "BJ"][..],
+        &["3S", "8S", "8H", "8D", "8C", "RJ"],
+        &["9S", "9H", "9D", "9C", "BJ"],
+        &["JS", "JH", "JD", "JC", "RJ"],
+    ];
     let out = start(&mut st, deck_for(&opts, ab));
     let started = event(&out, "hand_started").unwrap();
     assert_eq!(started.data["leader"], 0);
@@ -806,7 +889,10 @@ fn tanpai_jokers_without_a_bomb_are_shown_and_fined_per_joker() {
     assert_eq!(shown[0]["cards"].as_array().unwrap().len(), 27);
     assert_eq!(shown[1]["jokers_fined"], 1);
     assert_eq!(Dazha::stage(&st), Stage::NeedsDeal);
-    assert!(st.redraw && st.teams.is_none(), "partners still to be drawn");
+    assert!(
+        st.redraw && st.teams.is_none(),
+        "partners still to be drawn"
+    );
     assert_eq!(r.detail["kind"], "tanpai");
 }
 
@@ -872,7 +958,11 @@ fn zhashen_six_jokers_of_one_colour_are_not_cold_but_six_mixed_are() {
         &[],
     ];
     let r = start(&mut st, deck_for(&opts, mixed)).hand_end.unwrap();
-    assert_eq!(r.points, vec![-18, 6, 6, 6], "six jokers fined 1 each per player");
+    assert_eq!(
+        r.points,
+        vec![-18, 6, 6, 6],
+        "six jokers fined 1 each per player"
+    );
 }
 
 // ---------------------------------------------------------------- escape, options, views
@@ -880,7 +970,13 @@ fn zhashen_six_jokers_of_one_colour_are_not_cold_but_six_mixed_are() {
 #[test]
 fn escape_costs_four_difen_per_player_and_ends_the_match() {
     let mut st = table(normal(), [&["3S"], &["4S"], &["5S"], &["6S"]], AB, 0);
-    let out = Dazha::leave(&mut st, 2, Ctx { now_ms: T0.now_ms + 29_999 });
+    let out = Dazha::leave(
+        &mut st,
+        2,
+        Ctx {
+            now_ms: T0.now_ms + 29_999,
+        },
+    );
     let r = out.hand_end.unwrap();
     assert_eq!(r.points, vec![12, 12, -36, 12]);
     assert_eq!(r.units, r.points);
@@ -888,11 +984,21 @@ fn escape_costs_four_difen_per_player_and_ends_the_match() {
     assert!(Dazha::to_act(&st).is_empty());
 
     let mut st = table(normal(), [&["3S"], &["4S"], &["5S"], &["6S"]], AB, 0);
-    let r = Dazha::leave(&mut st, 2, Ctx { now_ms: T0.now_ms + 30_000 })
-        .hand_end
-        .unwrap();
+    let r = Dazha::leave(
+        &mut st,
+        2,
+        Ctx {
+            now_ms: T0.now_ms + 30_000,
+        },
+    )
+    .hand_end
+    .unwrap();
     assert_eq!(r.points, vec![13, 13, -36, 13], "+1 × base after 30 s");
-    assert_eq!(r.units, vec![12, 12, -36, 12], "units are the zero-sum part");
+    assert_eq!(
+        r.units,
+        vec![12, 12, -36, 12],
+        "units are the zero-sum part"
+    );
 }
 
 #[test]
@@ -968,6 +1074,45 @@ fn views_show_only_the_viewers_own_hand() {
     assert_eq!(Dazha::table_coins(&st, 0), None);
 }
 
+#[test]
+fn legal_plays_list_every_combination_on_a_lead_and_only_beating_ones_when_following() {
+    let hand = cards(&[
+        "3S", "3H", "3D", "4S", "4H", "4D", "5S", "6S", "7S", "10S", "KS", "9S", "9H", "9D", "9C",
+    ]);
+    let plays = hand_plays(&hand, None, Mode::Normal);
+    let kinds: std::collections::HashSet<Kind> = plays.iter().map(|p| p.combo.kind).collect();
+    for kind in [
+        Kind::Single,
+        Kind::Pair,
+        Kind::PairsRun,
+        Kind::TripleWithTwo,
+        Kind::TriplesWithTwos,
+        Kind::Straight,
+        Kind::WushikSuited,
+        Kind::Bomb,
+    ] {
+        assert!(kinds.contains(&kind), "{kind} missing");
+    }
+    assert!(!kinds.contains(&Kind::Triple), "15 cards: no lone triple");
+    for p in &plays {
+        let r = readings(&p.cards, hand.len(), Mode::Normal).unwrap();
+        assert!(r.contains(&p.combo), "{p:?}");
+        assert!(crate::cards::holds_all(&hand, &p.cards));
+    }
+    let top = combo(&["8S"]);
+    let follow = hand_plays(&hand, Some(&top), Mode::Normal);
+    assert!(follow.iter().all(|p| p.combo.beats(&top)));
+    let singles: Vec<_> = follow
+        .iter()
+        .filter(|p| p.combo.kind == Kind::Single)
+        .collect();
+    assert_eq!(singles.len(), 3, "9, 10 and K beat an 8");
+    assert!(follow.iter().any(|p| p.combo.kind == Kind::WushikSuited));
+    assert!(follow.iter().any(|p| p.combo.kind == Kind::Bomb));
+    let unsorted: Vec<Card> = hand.iter().rev().copied().collect();
+    assert_eq!(hand_plays(&unsorted, None, Mode::Normal).len(), plays.len());
+}
+
 // ---------------------------------------------------------------- random play
 
 /// SplitMix64: a tiny deterministic generator for the random games.
@@ -1029,7 +1174,11 @@ fn random_hands_keep_every_invariant() {
     let mut played_out = 0;
     let mut escapes = 0;
     while dealt < 10_000 {
-        let opts = if rng.below(6) == 0 { zhashen() } else { normal() };
+        let opts = if rng.below(6) == 0 {
+            zhashen()
+        } else {
+            normal()
+        };
         let mut st = Dazha::new_match(opts.clone(), 4);
         for _ in 0..8 {
             let mut deck = Dazha::deck(&opts);
@@ -1041,16 +1190,8 @@ fn random_hands_keep_every_invariant() {
             dealt += 1;
             let mut played: Vec<Card> = Vec::new();
             let mut public = [0u16; 54];
-            for e in &out.events {
-                match e.kind {
-                    "dealt" => assert_eq!(e.to, Visibility::Seats(vec![e.seat.unwrap()])),
-                    "tanpai" => {
-                        let mut shown = Vec::new();
-                        card_strings(&e.data, &mut shown);
-                        public = faces(shown);
-                    }
-                    _ => {}
-                }
+            for e in out.events.iter().filter(|e| e.kind == "dealt") {
+                assert_eq!(e.to, Visibility::Seats(vec![e.seat.unwrap()]));
             }
             if let Some(r) = &out.hand_end {
                 assert_eq!(r.points.iter().sum::<i64>(), 0);
@@ -1080,7 +1221,7 @@ fn random_hands_keep_every_invariant() {
                             cards: p.cards.clone(),
                             reading: Some(p.combo.kind),
                         },
-                        None => Action::Pass,
+                        None => Action::Pass {},
                     }
                 };
                 if let Action::Play { cards, .. } = &action {
@@ -1101,19 +1242,25 @@ fn random_hands_keep_every_invariant() {
                     break r;
                 }
                 let h = st.hand.as_ref().unwrap();
-                let mut all = faces(played.iter().copied());
-                for hand in &h.hands {
-                    for &c in hand {
-                        all[face(c)] += 1;
+                if steps % 8 == 0 {
+                    let mut all = faces(played.iter().copied());
+                    for hand in &h.hands {
+                        for &c in hand {
+                            all[face(c)] += 1;
+                        }
                     }
+                    assert_eq!(all, deck_faces, "every card is in a hand or played");
                 }
-                assert_eq!(all, deck_faces, "every card is in a hand or played");
-                if steps % 16 == 0 {
+                if steps % 64 == 0 {
                     for viewer in [None, Some(0), Some(1), Some(2), Some(3)] {
                         let mut v = Dazha::view(&st, viewer);
+                        let fields = v.as_object_mut().unwrap();
+                        // The previous hand's summary is public; it is about other cards.
+                        fields.remove("last_hand");
                         if let Some(s) = viewer {
-                            let own = v.as_object_mut().unwrap().remove("hand").unwrap();
-                            assert_eq!(own, json!(h.hands[s]));
+                            assert_eq!(fields.remove("hand").unwrap(), json!(h.hands[s]));
+                        } else {
+                            assert!(!fields.contains_key("hand"));
                         }
                         assert_public(&v, &public, "a view");
                     }
@@ -1122,9 +1269,7 @@ fn random_hands_keep_every_invariant() {
                     assert_eq!(serde_json::to_string(&back).unwrap(), saved);
                 }
             };
-            assert_eq!(result.points.iter().sum::<i64>(), 0, "{:?}", result.detail)
-                .then_some(())
-                .unwrap_or(());
+            assert_eq!(result.points.iter().sum::<i64>(), 0, "{:?}", result.detail);
             assert_eq!(result.units.iter().sum::<i64>(), 0);
             if Dazha::stage(&st) == Stage::Finished {
                 break;
