@@ -578,18 +578,50 @@ impl Table {
         self.carry_out(conn, outcome).await
     }
 
-    /// Writes the state, events, actions and seat flags. Call once, at the end of the
-    /// transaction's work.
+    /// Writes the state, events, actions and seat flags in one statement (one round trip).
+    /// Call once, at the end of the transaction's work.
     pub async fn save(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
         let first_seq = self.last_seq + 1;
         self.last_seq += self.events.len() as i64;
         let first_action = self.action_no + 1;
         self.action_no += self.actions.len() as i64;
+        let events = std::mem::take(&mut self.events);
+        let actions = std::mem::take(&mut self.actions);
+        let seat_updates: Vec<&SeatRow> = std::mem::take(&mut self.dirty_seats)
+            .into_iter()
+            .filter_map(|i| self.seats[i].as_ref())
+            .collect();
+        // unnest cannot take an array of arrays of different lengths: each event's visibility
+        // list travels as JSON and is expanded in SQL.
+        let vis: Vec<Option<Value>> = events
+            .iter()
+            .map(|e| e.visible_to.as_ref().map(|v| json!(v)))
+            .collect();
         sqlx::query(
-            "UPDATE matches SET state = $2::jsonb, version = $3, last_seq = $4, action_no = $5,
-                    status = $6, deadline_at = $7, commitment = $8, last_result = $9,
-                    updated_at = now()
-              WHERE id = $1",
+            "WITH m AS (
+                 UPDATE matches SET state = $2::jsonb, version = $3, last_seq = $4,
+                        action_no = $5, status = $6, deadline_at = $7, commitment = $8,
+                        last_result = $9, updated_at = now()
+                  WHERE id = $1),
+             e AS (
+                 INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data,
+                                           visible_to, at)
+                 SELECT $1, e.seq, e.hand_no, e.kind, e.seat, e.data,
+                        CASE WHEN e.vis IS NULL THEN NULL
+                             ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
+                        $10
+                   FROM unnest($11::bigint[], $12::int[], $13::text[], $14::int[],
+                               $15::jsonb[], $16::jsonb[])
+                        AS e(seq, hand_no, kind, seat, data, vis)),
+             a AS (
+                 INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
+                 SELECT $1, * FROM unnest($17::bigint[], $18::int[], $19::int[], $20::text[],
+                                          $21::jsonb[], $22::bigint[])),
+             s AS (
+                 UPDATE match_seats ms SET auto = v.auto, timeouts = v.timeouts
+                   FROM unnest($23::int[], $24::bool[], $25::int[]) AS v(seat, auto, timeouts)
+                  WHERE ms.match_id = $1 AND ms.seat = v.seat)
+             SELECT 1",
         )
         .bind(self.id)
         .bind(self.state.save())
@@ -600,78 +632,44 @@ impl Table {
         .bind(self.deadline_at)
         .bind(&self.commitment)
         .bind(&self.last_result)
+        .bind(self.now)
+        .bind((first_seq..).take(events.len()).collect::<Vec<i64>>())
+        .bind(events.iter().map(|e| e.hand_no).collect::<Vec<i32>>())
+        .bind(
+            events
+                .iter()
+                .map(|e| e.kind.as_str())
+                .collect::<Vec<&str>>(),
+        )
+        .bind(events.iter().map(|e| e.seat).collect::<Vec<Option<i32>>>())
+        .bind(events.iter().map(|e| &e.data).collect::<Vec<&Value>>())
+        .bind(&vis)
+        .bind((first_action..).take(actions.len()).collect::<Vec<i64>>())
+        .bind(actions.iter().map(|a| a.hand_no).collect::<Vec<i32>>())
+        .bind(actions.iter().map(|a| a.seat).collect::<Vec<i32>>())
+        .bind(actions.iter().map(|a| a.kind).collect::<Vec<&str>>())
+        .bind(
+            actions
+                .iter()
+                .map(|a| &a.action)
+                .collect::<Vec<&Option<Value>>>(),
+        )
+        .bind(actions.iter().map(|a| a.now_ms).collect::<Vec<i64>>())
+        .bind(
+            seat_updates
+                .iter()
+                .map(|s| s.seat as i32)
+                .collect::<Vec<i32>>(),
+        )
+        .bind(seat_updates.iter().map(|s| s.auto).collect::<Vec<bool>>())
+        .bind(
+            seat_updates
+                .iter()
+                .map(|s| s.timeouts)
+                .collect::<Vec<i32>>(),
+        )
         .execute(&mut *conn)
         .await?;
-        if !self.events.is_empty() {
-            let events = std::mem::take(&mut self.events);
-            let seqs: Vec<i64> = (first_seq..).take(events.len()).collect();
-            let hands: Vec<i32> = events.iter().map(|e| e.hand_no).collect();
-            let kinds: Vec<String> = events.iter().map(|e| e.kind.clone()).collect();
-            let seats: Vec<Option<i32>> = events.iter().map(|e| e.seat).collect();
-            let data: Vec<Value> = events.iter().map(|e| e.data.clone()).collect();
-            // unnest cannot take an array of arrays of different lengths: send each
-            // visibility list as JSON and expand it in SQL.
-            let vis: Vec<Option<Value>> = events
-                .iter()
-                .map(|e| e.visible_to.as_ref().map(|v| json!(v)))
-                .collect();
-            sqlx::query(
-                "INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data, visible_to, at)
-                 SELECT $1, e.seq, e.hand_no, e.kind, e.seat, e.data,
-                        CASE WHEN e.vis IS NULL THEN NULL
-                             ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
-                        $8
-                   FROM unnest($2::bigint[], $3::int[], $4::text[], $5::int[], $6::jsonb[],
-                               $7::jsonb[]) AS e(seq, hand_no, kind, seat, data, vis)",
-            )
-            .bind(self.id)
-            .bind(&seqs)
-            .bind(&hands)
-            .bind(&kinds)
-            .bind(&seats)
-            .bind(&data)
-            .bind(&vis)
-            .bind(self.now)
-            .execute(&mut *conn)
-            .await?;
-        }
-        if !self.actions.is_empty() {
-            let actions = std::mem::take(&mut self.actions);
-            let ns: Vec<i64> = (first_action..).take(actions.len()).collect();
-            let hands: Vec<i32> = actions.iter().map(|a| a.hand_no).collect();
-            let seats: Vec<i32> = actions.iter().map(|a| a.seat).collect();
-            let kinds: Vec<&str> = actions.iter().map(|a| a.kind).collect();
-            let acts: Vec<Option<Value>> = actions.iter().map(|a| a.action.clone()).collect();
-            let ms: Vec<i64> = actions.iter().map(|a| a.now_ms).collect();
-            sqlx::query(
-                "INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-                 SELECT $1, * FROM unnest($2::bigint[], $3::int[], $4::int[], $5::text[],
-                                          $6::jsonb[], $7::bigint[])",
-            )
-            .bind(self.id)
-            .bind(&ns)
-            .bind(&hands)
-            .bind(&seats)
-            .bind(&kinds)
-            .bind(&acts)
-            .bind(&ms)
-            .execute(&mut *conn)
-            .await?;
-        }
-        for seat in std::mem::take(&mut self.dirty_seats) {
-            if let Some(s) = &self.seats[seat] {
-                sqlx::query(
-                    "UPDATE match_seats SET auto = $3, timeouts = $4
-                      WHERE match_id = $1 AND seat = $2",
-                )
-                .bind(self.id)
-                .bind(seat as i32)
-                .bind(s.auto)
-                .bind(s.timeouts)
-                .execute(&mut *conn)
-                .await?;
-            }
-        }
         Ok(())
     }
 

@@ -11,13 +11,15 @@ pub mod shuffle;
 pub use engine::{DynGame, DynState, Game, Registered};
 
 /// Every game the service can run, by the name clients use.
-pub const GAME_NAMES: &[&str] = &[chexuan::Chexuan::NAME];
+pub const GAME_NAMES: &[&str] = &[chexuan::Chexuan::NAME, dazha::Dazha::NAME];
 
 /// The engine of the game called `name`.
 pub fn game(name: &str) -> Option<&'static dyn DynGame> {
     static CHEXUAN: Registered<chexuan::Chexuan> = Registered::new();
+    static DAZHA: Registered<dazha::Dazha> = Registered::new();
     match name {
         chexuan::Chexuan::NAME => Some(&CHEXUAN),
+        dazha::Dazha::NAME => Some(&DAZHA),
         _ => None,
     }
 }

@@ -655,7 +655,7 @@ impl Game for Dazha {
         }
         match state.hand.take() {
             Some(h) => {
-                let lasted = ctx.now_ms - h.started_ms;
+                let lasted = ctx.now_ms.saturating_sub(h.started_ms);
                 let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
                 let (points, units) = scoring::escape(seat, state.opts.base, bonus);
                 let detail = json!({

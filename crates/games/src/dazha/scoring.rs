@@ -184,7 +184,8 @@ pub fn settle_played(
     base: i64,
     cap: u8,
 ) -> Settlement {
-    let upper = out[0];
+    // Never empty for a dealt deck; a malformed fixed deck must not panic the server.
+    let upper = out.first().copied().unwrap_or(0);
     let mut team_points = [0u32; 2];
     for (s, &p) in captured.iter().enumerate() {
         team_points[team_of[s] as usize] += p;

@@ -1113,6 +1113,44 @@ fn legal_plays_list_every_combination_on_a_lead_and_only_beating_ones_when_follo
     assert_eq!(hand_plays(&unsorted, None, Mode::Normal).len(), plays.len());
 }
 
+#[test]
+fn the_service_drives_dazha_through_json() {
+    use crate::engine::{DynGame, Registered};
+    let game = Registered::<Dazha>::new();
+    let opts = game
+        .options(4, &json!({"mode": "12zhashen", "base": 2}))
+        .unwrap();
+    assert_eq!(
+        opts,
+        json!({"mode": "12zhashen", "base": 2, "bomb_cap": 13})
+    );
+    assert_eq!(game.deck(&opts).unwrap().len(), 116);
+    let mut st = game.new_match(&opts, 4).unwrap();
+    let mut deck = game.deck(&opts).unwrap();
+    // A seed whose deal needs no 摊牌, so the hand is played.
+    let mut seed = [0u8; 32];
+    while {
+        shuffle(&mut deck, &seed);
+        st.start_hand(HandStart {
+            deck: deck.clone(),
+            ctx: T0,
+            wallets: vec![0; 4],
+            scores: vec![0; 4],
+        })
+        .hand_end
+        .is_some()
+    } {
+        seed[0] += 1;
+    }
+    let seat = st.to_act()[0];
+    let bad = st.apply(seat, &json!({"type": "play", "cards": ["XX"]}), T0);
+    assert_eq!(bad.unwrap_err().kind, RuleErrorKind::Invalid);
+    let auto = st.auto_action(seat);
+    assert_eq!(auto["type"], "play");
+    st.apply(seat, &auto, T0).unwrap();
+    assert_eq!(st.phase(), "follow");
+}
+
 // ---------------------------------------------------------------- random play
 
 /// SplitMix64: a tiny deterministic generator for the random games.
