@@ -1,0 +1,331 @@
+//! Picking a random legal move from a view. Each game is one function from the view (its
+//! `legal_actions` templates and its `state`) to a concrete action; adding a game is adding a
+//! variant to `Game` and its function here.
+
+use fastrand::Rng;
+use serde_json::{Value, json};
+
+use crate::api::View;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Game {
+    /// 扯旋, 2–6 seats.
+    Chexuan,
+    /// 上饶打炸, 4 seats.
+    Dazha,
+}
+
+impl Game {
+    pub fn name(self) -> &'static str {
+        match self {
+            Game::Chexuan => "chexuan",
+            Game::Dazha => "dazha",
+        }
+    }
+
+    pub fn seat_range(self) -> (usize, usize) {
+        match self {
+            Game::Chexuan => (2, 6),
+            Game::Dazha => (4, 4),
+        }
+    }
+
+    pub fn default_seats(self) -> usize {
+        4
+    }
+
+    /// A random legal action for the viewer's seat, or `None` when the view offers nothing
+    /// this chooser knows how to fill.
+    pub fn choose(self, view: &View, rng: &mut Rng) -> Option<Value> {
+        match self {
+            Game::Chexuan => chexuan(view, rng),
+            Game::Dazha => dazha(view, rng),
+        }
+    }
+}
+
+/// A template chosen at random, each with the weight `weight(type)` gives it.
+fn pick<'a>(templates: &'a [Value], weight: fn(&str) -> u32, rng: &mut Rng) -> Option<&'a Value> {
+    let w = |t: &Value| weight(t["type"].as_str().unwrap_or_default());
+    let total: u32 = templates.iter().map(w).sum();
+    if total == 0 {
+        return None;
+    }
+    let mut r = rng.u32(0..total);
+    templates.iter().find(|t| {
+        let wt = w(t);
+        if r < wt {
+            true
+        } else {
+            r -= wt;
+            false
+        }
+    })
+}
+
+/// `min..=max` of a template.
+fn bounds(t: &Value) -> Option<(i64, i64)> {
+    let (min, max) = (t["min"].as_i64()?, t["max"].as_i64()?);
+    (min <= max).then_some((min, max))
+}
+
+fn strings(v: &Value) -> Vec<String> {
+    v.as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.as_str().map(str::to_string))
+        .collect()
+}
+
+/// A 簸簸 is drawn from `min_bobo ..= BOBO_SPREAD × min_bobo` (and never above the wallet), so a
+/// player loses at most that much per hand and the granted wallets last the whole run.
+const BOBO_SPREAD: i64 = 10;
+
+/// 扯旋 (docs/rules/chexuan.md § JSON). Betting templates are weighted so that hands usually
+/// reach the showdown instead of ending at the first fold or all-in.
+fn chexuan(view: &View, rng: &mut Rng) -> Option<Value> {
+    fn weight(kind: &str) -> u32 {
+        match kind {
+            "check" | "call" => 4,
+            "raise" => 2,
+            "resume" => 100,
+            _ => 1,
+        }
+    }
+    let t = pick(&view.legal_actions, weight, rng)?;
+    let kind = t["type"].as_str()?;
+    match kind {
+        "set_bobo" => {
+            let (min, max) = bounds(t)?;
+            let hi = max.min(min.saturating_mul(BOBO_SPREAD));
+            Some(json!({ "type": kind, "amount": rng.i64(min..=hi) }))
+        }
+        "raise" => {
+            let (min, max) = bounds(t)?;
+            Some(json!({ "type": kind, "to": rng.i64(min..=max) }))
+        }
+        "split" => {
+            let me = &view.state["seats"][view.seat()?];
+            let mut cards = strings(&me["hidden"]);
+            cards.extend(strings(&me["face_up"]));
+            if cards.len() != 4 {
+                return None;
+            }
+            rng.shuffle(&mut cards);
+            Some(json!({ "type": kind, "head": cards[..2], "tail": cards[2..] }))
+        }
+        _ => Some(json!({ "type": kind })),
+    }
+}
+
+/// 打炸 strength of a rank name, 3 lowest and 2 highest.
+fn dazha_rank_index(rank: &str) -> Option<usize> {
+    const RANKS: [&str; 13] = [
+        "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A", "2",
+    ];
+    RANKS.iter().position(|r| *r == rank)
+}
+
+/// 打炸 rank of a natural card (rank then suit, `"10H"`); `None` for jokers.
+fn dazha_rank(card: &str) -> Option<usize> {
+    dazha_rank_index(card.get(..card.len().checked_sub(1)?)?)
+}
+
+/// Whether jokers in `hand` can still be played: none left, or a rank with ≥ 4 natural cards.
+fn dazha_jokers_playable(hand: &[&str]) -> bool {
+    let mut counts = [0usize; 13];
+    let mut jokers = 0;
+    for c in hand {
+        match dazha_rank(c) {
+            Some(r) => counts[r] += 1,
+            None => jokers += 1,
+        }
+    }
+    jokers == 0 || counts.iter().any(|&n| n >= 4)
+}
+
+/// The singles of `hand` that can be played without stranding its jokers.
+fn dazha_safe_singles(hand: &[String]) -> Vec<&str> {
+    hand.iter()
+        .enumerate()
+        .filter(|(_, c)| dazha_rank(c).is_some())
+        .filter(|&(i, _)| {
+            let rest: Vec<&str> = hand
+                .iter()
+                .enumerate()
+                .filter(|&(j, _)| j != i)
+                .map(|(_, c)| c.as_str())
+                .collect();
+            dazha_jokers_playable(&rest)
+        })
+        .map(|(_, c)| c.as_str())
+        .collect()
+}
+
+/// 打炸 (docs/rules/dazha.md § `legal_actions`): the templates only say lead or follow, so the
+/// move comes from the seat's own `hand`. A leader plays a random single that keeps its
+/// jokers playable, or else its bomb with every joker; a follower beats a single with a higher
+/// one half of the time and passes otherwise.
+fn dazha(view: &View, rng: &mut Rng) -> Option<Value> {
+    let play = view.legal_actions.iter().find(|t| t["type"] == "play")?;
+    let hand = strings(&view.state["hand"]);
+    let singles = dazha_safe_singles(&hand);
+    if play["lead"].as_bool()? {
+        if !singles.is_empty() {
+            let card = singles[rng.usize(0..singles.len())];
+            return Some(json!({ "type": "play", "cards": [card] }));
+        }
+        // Only bombs (and the jokers they carry) are left: the largest rank group with all
+        // jokers, or the jokers alone.
+        let mut counts = [0usize; 13];
+        for c in &hand {
+            if let Some(r) = dazha_rank(c) {
+                counts[r] += 1;
+            }
+        }
+        let bomb = (0..13).filter(|&r| counts[r] >= 4).max_by_key(|&r| counts[r]);
+        let cards: Vec<&String> = hand
+            .iter()
+            .filter(|c| dazha_rank(c).is_none_or(|r| Some(r) == bomb))
+            .collect();
+        return Some(json!({ "type": "play", "cards": cards }));
+    }
+    let top = &view.state["round"]["top"]["combo"];
+    if top["type"] == "single" && rng.bool() {
+        let beat = top["rank"].as_str().and_then(dazha_rank_index);
+        let higher: Vec<&str> = singles
+            .into_iter()
+            .filter(|c| beat.is_some_and(|b| dazha_rank(c).is_some_and(|r| r > b)))
+            .collect();
+        if !higher.is_empty() {
+            let card = higher[rng.usize(0..higher.len())];
+            return Some(json!({ "type": "play", "cards": [card] }));
+        }
+    }
+    Some(json!({ "type": "pass" }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn view(seat: usize, legal: Value, state: Value) -> View {
+        serde_json::from_value(json!({
+            "id": "m", "version": 3, "status": "playing", "you": { "seat": seat },
+            "to_act": [seat], "legal_actions": legal, "state": state,
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn set_bobo_stays_between_min_and_ten_times_min_and_the_wallet() {
+        let mut rng = Rng::with_seed(1);
+        let v = view(0, json!([{ "type": "set_bobo", "min": 100, "max": 5000 }]), json!({}));
+        let poor = view(0, json!([{ "type": "set_bobo", "min": 100, "max": 150 }]), json!({}));
+        for _ in 0..200 {
+            let a = Game::Chexuan.choose(&v, &mut rng).unwrap();
+            assert_eq!(a["type"], "set_bobo");
+            assert!((100..=1000).contains(&a["amount"].as_i64().unwrap()), "{a}");
+            let a = Game::Chexuan.choose(&poor, &mut rng).unwrap();
+            assert!((100..=150).contains(&a["amount"].as_i64().unwrap()), "{a}");
+        }
+    }
+
+    #[test]
+    fn betting_fills_raise_bounds_and_offers_every_template() {
+        let mut rng = Rng::with_seed(2);
+        let v = view(
+            1,
+            json!([{ "type": "call", "amount": 20 }, { "type": "raise", "min": 30, "max": 90 },
+                   { "type": "all_in", "amount": 90 }, { "type": "fold" }]),
+            json!({}),
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..500 {
+            let a = Game::Chexuan.choose(&v, &mut rng).unwrap();
+            let kind = a["type"].as_str().unwrap().to_string();
+            match kind.as_str() {
+                "raise" => assert!((30..=90).contains(&a["to"].as_i64().unwrap())),
+                _ => assert_eq!(a, json!({ "type": kind })),
+            }
+            seen.insert(kind);
+        }
+        assert_eq!(seen.len(), 4, "{seen:?}");
+    }
+
+    #[test]
+    fn a_raise_with_empty_bounds_is_not_sent() {
+        let mut rng = Rng::with_seed(3);
+        let v = view(0, json!([{ "type": "raise", "min": 50, "max": 40 }]), json!({}));
+        assert_eq!(Game::Chexuan.choose(&v, &mut rng), None);
+    }
+
+    #[test]
+    fn split_uses_exactly_the_seats_own_four_cards() {
+        let mut rng = Rng::with_seed(4);
+        let state = json!({ "seats": [
+            { "seat": 0, "hidden": null, "face_up": ["9S", "5C"] },
+            { "seat": 1, "hidden": ["QH", "2D"], "face_up": ["8S", "RJ"] },
+        ]});
+        let v = view(1, json!([{ "type": "split" }]), state);
+        for _ in 0..50 {
+            let a = Game::Chexuan.choose(&v, &mut rng).unwrap();
+            let mut all = strings(&a["head"]);
+            assert_eq!(all.len(), 2);
+            all.extend(strings(&a["tail"]));
+            all.sort();
+            assert_eq!(all, ["2D", "8S", "QH", "RJ"]);
+        }
+        let blind = view(0, json!([{ "type": "split" }]), v.state.clone());
+        assert_eq!(Game::Chexuan.choose(&blind, &mut rng), None);
+    }
+
+    #[test]
+    fn resume_wins_when_the_seat_is_in_automatic_play() {
+        let mut rng = Rng::with_seed(5);
+        let v = view(0, json!([{ "type": "fold" }, { "type": "resume" }]), json!({}));
+        let resumes = (0..100)
+            .filter(|_| Game::Chexuan.choose(&v, &mut rng).unwrap()["type"] == "resume")
+            .count();
+        assert!(resumes > 90, "{resumes}");
+    }
+
+    #[test]
+    fn dazha_leader_keeps_its_jokers_playable() {
+        let mut rng = Rng::with_seed(6);
+        let lead = json!([{ "type": "play", "lead": true, "min_cards": 1 }]);
+        let hand = json!({ "hand": ["RJ", "9S", "9H", "9D", "9C", "5S", "3H"] });
+        let v = view(2, lead.clone(), hand);
+        for _ in 0..50 {
+            let a = Game::Dazha.choose(&v, &mut rng).unwrap();
+            let cards = strings(&a["cards"]);
+            assert!(cards == ["5S"] || cards == ["3H"], "{a}");
+        }
+        let bomb_only = view(2, lead, json!({ "hand": ["RJ", "9S", "9H", "9D", "9C"] }));
+        let a = Game::Dazha.choose(&bomb_only, &mut rng).unwrap();
+        assert_eq!(strings(&a["cards"]), ["RJ", "9S", "9H", "9D", "9C"]);
+    }
+
+    #[test]
+    fn dazha_follower_beats_a_single_or_passes() {
+        let mut rng = Rng::with_seed(7);
+        let follow = json!([{ "type": "play", "lead": false, "min_cards": 1,
+                              "beat": { "type": "single", "rank": "K" }, "can_beat": true },
+                            { "type": "pass" }]);
+        let state = json!({ "hand": ["2S", "AH", "5D"],
+                            "round": { "top": { "combo": { "type": "single", "rank": "K" } } } });
+        let v = view(1, follow, state);
+        let mut played = 0;
+        for _ in 0..100 {
+            let a = Game::Dazha.choose(&v, &mut rng).unwrap();
+            if a["type"] == "play" {
+                let cards = strings(&a["cards"]);
+                assert!(cards == ["2S"] || cards == ["AH"], "{a}");
+                played += 1;
+            } else {
+                assert_eq!(a, json!({ "type": "pass" }));
+            }
+        }
+        assert!((20..80).contains(&played), "{played}");
+    }
+}
