@@ -21,6 +21,8 @@ pub struct Config {
     pub sweep_every: Duration,
     /// Access token lifetime (`PAIJU_TOKEN_TTL_SECS`, default 86400).
     pub token_ttl: Duration,
+    /// `turn_timeout_secs` of coin rooms the lobby makes (`PAIJU_LOBBY_TURN_SECS`, default 20).
+    pub lobby_turn_timeout_secs: u32,
 }
 
 impl Config {
@@ -54,6 +56,7 @@ impl Config {
             db_pool: num("PAIJU_DB_POOL", 16)? as u32,
             sweep_every: Duration::from_millis(num("PAIJU_SWEEP_MS", 250)?),
             token_ttl: Duration::from_secs(num("PAIJU_TOKEN_TTL_SECS", 86_400)?),
+            lobby_turn_timeout_secs: num("PAIJU_LOBBY_TURN_SECS", 20)?.max(1) as u32,
         })
     }
 }

@@ -50,6 +50,13 @@ pub async fn balance(conn: &mut PgConnection, user: Uuid) -> sqlx::Result<i64> {
         .await
 }
 
+/// Locks the wallets of `users` (in id order) and returns their balances in the given order.
+pub async fn lock_balances(conn: &mut PgConnection, users: &[Uuid]) -> Result<Vec<i64>, ApiError> {
+    let parties: Vec<Party> = users.iter().map(|&u| Party::User(u)).collect();
+    let accounts = lock_accounts(conn, &parties).await?;
+    Ok(parties.iter().map(|p| accounts[p].1).collect())
+}
+
 /// Locks the accounts of `parties` in id order (so concurrent transfers never deadlock) and
 /// returns their ids and balances.
 async fn lock_accounts(

@@ -13,6 +13,7 @@ use tracing_actix_web::TracingLogger;
 
 use crate::auth::{Jwt, Role, verify_password};
 use crate::config::Config;
+use crate::matches::lobby::LobbySettings;
 use crate::matches::notify::Hub;
 use crate::matches::sweeper;
 use crate::{db, pglocal, routes};
@@ -76,12 +77,16 @@ impl Application {
         let port = listener.local_addr()?.port();
         let pool_data = web::Data::new(pool.clone());
         let hub_data = web::Data::new(hub);
+        let lobby_data = web::Data::new(LobbySettings {
+            turn_timeout_secs: config.lobby_turn_timeout_secs,
+        });
         let server = HttpServer::new(move || {
             App::new()
                 .wrap(TracingLogger::default())
                 .app_data(pool_data.clone())
                 .app_data(jwt.clone())
                 .app_data(hub_data.clone())
+                .app_data(lobby_data.clone())
                 .configure(routes::configure)
                 .default_service(web::to(routes::no_route))
         })

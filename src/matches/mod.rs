@@ -1,8 +1,10 @@
 //! Match lifecycle: create, join, leave, act, read, events, replay. Every change is one
 //! transaction holding the match row lock (see `table`).
 
+pub mod lobby;
 pub mod notify;
 pub mod options;
+pub mod room;
 pub mod sweeper;
 pub mod table;
 
@@ -103,32 +105,75 @@ async fn require_coins(conn: &mut PgConnection, user: Uuid, buy_in: i64) -> ApiR
     Ok(())
 }
 
-async fn insert_seat(
+/// Seats a player (the caller checked the seat is free and the player may sit).
+pub(crate) async fn insert_seat(
     conn: &mut PgConnection,
     t: &mut Table,
     seat: usize,
-    user: &AuthUser,
+    user_id: Uuid,
+    username: &str,
 ) -> ApiResult<()> {
     sqlx::query("INSERT INTO match_seats (match_id, seat, user_id) VALUES ($1, $2, $3)")
         .bind(t.id)
         .bind(seat as i32)
-        .bind(user.id)
+        .bind(user_id)
         .execute(&mut *conn)
         .await?;
     t.seats[seat] = Some(SeatRow {
         seat,
-        user_id: user.id,
-        username: user.username.clone(),
+        user_id,
+        username: username.to_string(),
         auto: false,
         timeouts: 0,
     });
     t.platform_event(
         "joined",
         Some(seat),
-        json!({ "user_id": user.id, "username": user.username }),
+        json!({ "user_id": user_id, "username": username }),
     );
     t.version += 1;
     Ok(())
+}
+
+/// What a new match is made of, once validated.
+pub(crate) struct NewTable {
+    pub game: &'static dyn games::DynGame,
+    pub seats: usize,
+    pub platform: PlatformOptions,
+    pub game_options: Value,
+    pub created_by: Option<Uuid>,
+    pub tournament_id: Option<Uuid>,
+    pub seed: Option<games::shuffle::Seed>,
+    pub deck: Option<Vec<Card>>,
+}
+
+/// Inserts the match row and its escrow account and returns it loaded and locked.
+pub(crate) async fn insert_table(conn: &mut PgConnection, new: NewTable) -> ApiResult<Table> {
+    let id = Uuid::new_v4();
+    let state = new
+        .game
+        .new_match(&new.game_options, new.seats)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
+    sqlx::query(
+        "INSERT INTO matches (id, game, seats, options, status, state, created_by, fixed_seed,
+                              fixed_deck, tournament_id)
+         VALUES ($1, $2, $3, $4, 'waiting', $5::jsonb, $6, $7, $8, $9)",
+    )
+    .bind(id)
+    .bind(new.game.name())
+    .bind(new.seats as i32)
+    .bind(new.platform.merge_into(new.game_options))
+    .bind(state.save())
+    .bind(new.created_by)
+    .bind(new.seed.map(|s| s.to_vec()))
+    .bind(new.deck.map(|d| json!(d)))
+    .bind(new.tournament_id)
+    .execute(&mut *conn)
+    .await?;
+    ledger::open_match_escrow(&mut *conn, id).await?;
+    let mut t = Table::load(conn, id, true).await?;
+    t.platform_event("created", None, json!({ "by": new.created_by }));
+    Ok(t)
 }
 
 pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResult<Value> {
@@ -154,6 +199,12 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
     };
     let (mut platform, raw) = PlatformOptions::split(req.options.as_ref())?;
     let game_options = game.options(seats, &raw)?;
+    if platform.room.is_some() && !game.coin_rooms() {
+        return Err(ApiError::Validation(format!(
+            "{} has no coin rooms: it stakes coins itself",
+            game.name()
+        )));
+    }
     if req.seed.is_some() || req.deck.is_some() {
         user.require(Role::Admin).map_err(|_| {
             ApiError::Forbidden("only an admin may fix the seed or the deck".into())
@@ -175,32 +226,25 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
 
     let mut tx = pool.begin().await?;
     if join {
-        require_coins(&mut tx, user.id, platform.buy_in).await?;
+        require_coins(&mut tx, user.id, platform.entry_coins()).await?;
     }
-    let id = Uuid::new_v4();
-    let state = game
-        .new_match(&game_options, seats)
-        .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
-    sqlx::query(
-        "INSERT INTO matches (id, game, seats, options, status, state, created_by, fixed_seed,
-                              fixed_deck)
-         VALUES ($1, $2, $3, $4, 'waiting', $5::jsonb, $6, $7, $8)",
+    let mut t = insert_table(
+        &mut tx,
+        NewTable {
+            game,
+            seats,
+            platform,
+            game_options,
+            created_by: Some(user.id),
+            tournament_id: None,
+            seed,
+            deck,
+        },
     )
-    .bind(id)
-    .bind(game.name())
-    .bind(seats as i32)
-    .bind(platform.merge_into(game_options))
-    .bind(state.save())
-    .bind(user.id)
-    .bind(seed.map(|s| s.to_vec()))
-    .bind(deck.map(|d| json!(d)))
-    .execute(&mut *tx)
     .await?;
-    ledger::open_match_escrow(&mut tx, id).await?;
-    let mut t = Table::load(&mut tx, id, true).await?;
-    t.platform_event("created", None, json!({ "by": user.id }));
+    let id = t.id;
     if join {
-        insert_seat(&mut tx, &mut t, 0, user).await?;
+        insert_seat(&mut tx, &mut t, 0, user.id, &user.username).await?;
     }
     t.advance(&mut tx).await?;
     t.save(&mut tx).await?;
@@ -249,9 +293,9 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
             .position(Option::is_none)
             .ok_or_else(|| ApiError::MatchFull("every seat of this match is taken".into()))?,
     };
-    let min = buy_in.max(t.platform.buy_in);
+    let min = buy_in.max(t.platform.entry_coins());
     require_coins(&mut tx, user.id, min).await?;
-    insert_seat(&mut tx, &mut t, seat, user).await?;
+    insert_seat(&mut tx, &mut t, seat, user.id, &user.username).await?;
     t.advance(&mut tx).await?;
     t.save(&mut tx).await?;
     tx.commit().await?;

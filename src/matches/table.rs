@@ -12,7 +12,8 @@ use serde_json::{Value, json};
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use super::options::PlatformOptions;
+use super::options::{CoinRoom, PlatformOptions};
+use super::room;
 use crate::error::ApiError;
 use crate::ledger::{self, Party, TxMeta};
 
@@ -350,6 +351,13 @@ impl Table {
             }
             self.record_points(conn, result.hand_no as i32, &result.points)
                 .await?;
+            let mut detail = detail;
+            if let Some(room) = self.platform.room.clone() {
+                let coins = self
+                    .settle_room(conn, &room, result.hand_no as i32, &result.units)
+                    .await?;
+                detail["room_coins"] = json!(coins);
+            }
             self.platform_event("hand_ended", None, detail.clone());
             self.last_result = Some(detail);
         }
@@ -399,6 +407,76 @@ impl Table {
         ledger::transfer(conn, &meta("escape_penalty"), &penalty).await?;
         ledger::transfer(conn, &meta("hand_settlement"), &settlement).await?;
         Ok(())
+    }
+
+    fn seated_users(&self) -> Vec<Uuid> {
+        self.seats.iter().flatten().map(|s| s.user_id).collect()
+    }
+
+    /// 金币场: moves the hand's units × stake between the wallets (never below zero).
+    async fn settle_room(
+        &mut self,
+        conn: &mut PgConnection,
+        room: &CoinRoom,
+        hand_no: i32,
+        units: &[i64],
+    ) -> Result<Vec<i64>, ApiError> {
+        let users: Vec<Option<Uuid>> = (0..self.seat_count)
+            .map(|i| self.seats[i].as_ref().map(|s| s.user_id))
+            .collect();
+        let present: Vec<Uuid> = users.iter().flatten().copied().collect();
+        let balances = ledger::lock_balances(conn, &present).await?;
+        let mut next = balances.iter();
+        let wallets: Vec<i64> = users
+            .iter()
+            .map(|u| {
+                if u.is_some() {
+                    *next.next().unwrap_or(&0)
+                } else {
+                    0
+                }
+            })
+            .collect();
+        let deltas = room::coin_deltas(units, room.stake, &wallets);
+        let legs: Vec<(Party, i64)> = users
+            .iter()
+            .zip(&deltas)
+            .filter_map(|(u, d)| u.map(|u| (Party::User(u), *d)))
+            .collect();
+        let meta = TxMeta {
+            reason: "coin_room",
+            match_id: Some(self.id),
+            tournament_id: self.tournament_id,
+            hand_no: Some(hand_no),
+            note: None,
+        };
+        ledger::transfer(conn, &meta, &legs).await?;
+        Ok(deltas)
+    }
+
+    /// 金币场: true when someone holds fewer than `min_coins`, which dissolves the room.
+    async fn room_must_dissolve(
+        &mut self,
+        conn: &mut PgConnection,
+        room: &CoinRoom,
+    ) -> Result<bool, ApiError> {
+        let users = self.seated_users();
+        let balances = ledger::lock_balances(conn, &users).await?;
+        let short: Vec<Uuid> = users
+            .iter()
+            .zip(&balances)
+            .filter(|(_, b)| **b < room.min_coins)
+            .map(|(u, _)| *u)
+            .collect();
+        if short.is_empty() {
+            return Ok(false);
+        }
+        self.platform_event(
+            "room_dissolved",
+            None,
+            json!({ "min_coins": room.min_coins, "short": short }),
+        );
+        Ok(true)
     }
 
     async fn record_points(
@@ -454,12 +532,26 @@ impl Table {
                         self.status = Status::Waiting;
                         break;
                     }
-                    // A cash table whose players are all in 托管 stops between hands instead
-                    // of gambling on by itself; `resume` from any of them deals again. Tables
-                    // with a hand limit (tournaments) play out.
-                    if self.platform.hands.is_none() && self.seats.iter().flatten().all(|s| s.auto)
+                    // When every player is in 托管 the table does not start a new 局 by
+                    // itself (a hand at tables without 局, a room fee's worth of hands in coin
+                    // rooms): `resume` from any of them goes on. Tables with a hand limit
+                    // (tournaments) play out.
+                    let new_ju = match &self.platform.room {
+                        Some(room) => hands_done.is_multiple_of(room.hands_per_game),
+                        None => true,
+                    };
+                    if hands_done > 0
+                        && new_ju
+                        && self.platform.hands.is_none()
+                        && self.seats.iter().flatten().all(|s| s.auto)
                     {
                         self.status = Status::Playing;
+                        break;
+                    }
+                    if let Some(room) = self.platform.room.clone()
+                        && self.room_must_dissolve(conn, &room).await?
+                    {
+                        self.status = Status::Finished;
                         break;
                     }
                     self.deal(conn).await?;
@@ -522,7 +614,25 @@ impl Table {
                 (d, false)
             }
         };
-        let users: Vec<Uuid> = self.seats.iter().flatten().map(|s| s.user_id).collect();
+        let users = self.seated_users();
+        if let Some(room) = &self.platform.room
+            && room.room_fee > 0
+            && (hand_no - 1).is_multiple_of(room.hands_per_game)
+        {
+            let meta = TxMeta {
+                reason: "room_fee",
+                match_id: Some(self.id),
+                tournament_id: self.tournament_id,
+                hand_no: Some(hand_no as i32),
+                note: Some(format!("局 {}", (hand_no - 1) / room.hands_per_game + 1)),
+            };
+            let mut legs: Vec<(Party, i64)> = users
+                .iter()
+                .map(|&u| (Party::User(u), -room.room_fee))
+                .collect();
+            legs.push((Party::House, room.room_fee * users.len() as i64));
+            ledger::transfer(conn, &meta, &legs).await?;
+        }
         let rows: Vec<(Uuid, i64, i64)> = sqlx::query_as(
             "SELECT a.user_id, a.balance, COALESCE(s.points, 0)
                FROM accounts a LEFT JOIN scores s ON s.user_id = a.user_id AND s.game = $2
@@ -571,7 +681,7 @@ impl Table {
         self.commitment = Some(commit.clone());
         self.version += 1;
         self.platform_event(
-            "hand_started",
+            "shuffle_committed",
             None,
             json!({ "hand_no": hand_no, "shuffle_commitment": commit }),
         );

@@ -4,6 +4,7 @@
 pub mod admin;
 pub mod auth;
 pub mod health;
+pub mod lobby;
 pub mod matches;
 pub mod me;
 
@@ -31,6 +32,9 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/matches/{id}/actions"),
     ("get", "/v1/matches/{id}/events"),
     ("get", "/v1/matches/{id}/replay"),
+    ("post", "/v1/lobby/{game}/queue"),
+    ("get", "/v1/lobby/{game}/queue"),
+    ("delete", "/v1/lobby/{game}/queue"),
 ];
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -55,7 +59,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(matches::leave)
     .service(matches::act)
     .service(matches::events)
-    .service(matches::replay);
+    .service(matches::replay)
+    .service(lobby::enqueue)
+    .service(lobby::status)
+    .service(lobby::leave);
 }
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {

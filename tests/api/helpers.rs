@@ -99,6 +99,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         db_pool: 8,
         sweep_every: Duration::from_millis(100),
         token_ttl: Duration::from_secs(3600),
+        lobby_turn_timeout_secs: 1,
     };
     configure(&mut config);
     let app = Application::build(config).await.expect("building the app");

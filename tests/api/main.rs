@@ -3,5 +3,6 @@
 
 mod accounts;
 mod chexuan;
+mod dazha;
 mod helpers;
 mod openapi;

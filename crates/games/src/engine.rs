@@ -201,6 +201,10 @@ pub trait Game: 'static {
 
     const NAME: &'static str;
     const SEATS: RangeInclusive<usize>;
+    /// Whether the game can be played in a coin room (金币场), where the platform moves
+    /// `HandResult::units` × stake coins between wallets. Games that stake coins themselves
+    /// (`Outcome::money`) cannot.
+    const COIN_ROOMS: bool = false;
 
     /// Parses the client's options, fills defaults and checks them against the seat count.
     fn options(seats: usize, raw: &Value) -> Result<Self::Options, RuleError>;
@@ -243,6 +247,7 @@ pub trait Game: 'static {
 pub trait DynGame: Send + Sync {
     fn name(&self) -> &'static str;
     fn seats(&self) -> RangeInclusive<usize>;
+    fn coin_rooms(&self) -> bool;
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError>;
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String>;
     fn new_match(&self, options: &Value, seats: usize) -> Result<Box<dyn DynState>, String>;
@@ -298,6 +303,9 @@ where
     }
     fn seats(&self) -> RangeInclusive<usize> {
         G::SEATS
+    }
+    fn coin_rooms(&self) -> bool {
+        G::COIN_ROOMS
     }
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError> {
         if !G::SEATS.contains(&seats) {

@@ -428,6 +428,7 @@ impl Game for Dazha {
 
     const NAME: &'static str = "dazha";
     const SEATS: RangeInclusive<usize> = 4..=4;
+    const COIN_ROOMS: bool = true;
 
     fn options(seats: usize, raw: &Value) -> Result<Options, RuleError> {
         if seats != SEATS {
