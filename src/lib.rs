@@ -11,3 +11,4 @@ pub mod pglocal;
 pub mod routes;
 pub mod startup;
 pub mod telemetry;
+pub mod tournaments;

@@ -66,6 +66,7 @@ pub async fn enqueue(
     }
     let room = CoinRoom::with_stake(stake);
     let mut tx = pool.begin().await?;
+    crate::tournaments::ensure_free_to_play(&mut tx, user.id).await?;
     require_coins(&mut tx, user.id, room.min_coins).await?;
     let existing: Option<Option<Uuid>> =
         sqlx::query_scalar("SELECT match_id FROM lobby_queue WHERE user_id = $1 FOR UPDATE")

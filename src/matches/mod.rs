@@ -226,6 +226,7 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
 
     let mut tx = pool.begin().await?;
     if join {
+        crate::tournaments::ensure_free_to_play(&mut tx, user.id).await?;
         require_coins(&mut tx, user.id, platform.entry_coins()).await?;
     }
     let mut t = insert_table(
@@ -294,6 +295,7 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
             .ok_or_else(|| ApiError::MatchFull("every seat of this match is taken".into()))?,
     };
     let min = buy_in.max(t.platform.entry_coins());
+    crate::tournaments::ensure_free_to_play(&mut tx, user.id).await?;
     require_coins(&mut tx, user.id, min).await?;
     insert_seat(&mut tx, &mut t, seat, user.id, &user.username).await?;
     t.advance(&mut tx).await?;
@@ -314,7 +316,9 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value>
             t.status.as_str()
         )));
     }
-    {
+    if t.tournament_id.is_some() {
+        crate::tournaments::eliminate_escaper(&mut tx, &mut t, seat).await?;
+    } else {
         let started = t.state.hand_no() > 0;
         if started {
             t.escape(&mut tx, seat).await?;
@@ -389,6 +393,13 @@ pub async fn act(
     let seat = t
         .seat_of(user.id)
         .ok_or_else(|| ApiError::Forbidden("you are not seated at this match".into()))?;
+    if let Some(tid) = t.tournament_id
+        && crate::tournaments::has_escaped(&mut tx, tid, user.id).await?
+    {
+        return Err(ApiError::Forbidden(
+            "you left this tournament table; its seat is played automatically now".into(),
+        ));
+    }
     if req.version != t.version {
         return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
     }

@@ -1,4 +1,4 @@
-//! Plays overdue turns. Every server process runs one; `FOR UPDATE SKIP LOCKED` hands each
+//! Plays overdue turns and drives tournaments. Every server process runs one; `FOR UPDATE SKIP LOCKED` hands each
 //! overdue match to exactly one of them, and the automatic action goes through `Table::apply`
 //! like a client's.
 
@@ -54,7 +54,7 @@ pub async fn sweep(pool: &PgPool) -> Result<usize, ApiError> {
     while sweep_one(pool).await? {
         n += 1;
     }
-    Ok(n)
+    Ok(n + crate::tournaments::tick(pool).await?)
 }
 
 async fn sweep_one(pool: &PgPool) -> Result<bool, ApiError> {

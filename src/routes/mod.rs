@@ -7,6 +7,7 @@ pub mod health;
 pub mod lobby;
 pub mod matches;
 pub mod me;
+pub mod tournaments;
 
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
 use actix_web::{HttpRequest, HttpResponse, web};
@@ -35,6 +36,13 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/lobby/{game}/queue"),
     ("get", "/v1/lobby/{game}/queue"),
     ("delete", "/v1/lobby/{game}/queue"),
+    ("post", "/v1/tournaments"),
+    ("get", "/v1/tournaments"),
+    ("get", "/v1/tournaments/{id}"),
+    ("post", "/v1/tournaments/{id}/register"),
+    ("delete", "/v1/tournaments/{id}/register"),
+    ("post", "/v1/tournaments/{id}/start"),
+    ("get", "/v1/tournaments/{id}/standings"),
 ];
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -62,7 +70,14 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(matches::replay)
     .service(lobby::enqueue)
     .service(lobby::status)
-    .service(lobby::leave);
+    .service(lobby::leave)
+    .service(tournaments::create)
+    .service(tournaments::list)
+    .service(tournaments::detail)
+    .service(tournaments::register)
+    .service(tournaments::withdraw)
+    .service(tournaments::start)
+    .service(tournaments::standings);
 }
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {

@@ -73,7 +73,8 @@ pub async fn spawn_app() -> TestApp {
     spawn_app_with(|_| {}).await
 }
 
-pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
+/// A fresh, empty database on the test server; returns its URL.
+pub async fn fresh_database() -> String {
     let server = server_options();
     let db = format!(
         "paiju_test_{}_{}",
@@ -89,7 +90,11 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         .await
         .expect("creating the test database");
     conn.close().await.ok();
-    let database_url = server.database(&db).to_url_lossy().to_string();
+    server.database(&db).to_url_lossy().to_string()
+}
+
+pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
+    let database_url = fresh_database().await;
     let mut config = Config {
         database_url: Some(database_url),
         bind: "127.0.0.1:0".into(),
@@ -106,27 +111,34 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let address = format!("http://127.0.0.1:{}", app.port());
     let pool = app.pool();
     tokio::spawn(app.run_until_stopped());
-    let client = reqwest::Client::builder()
-        .timeout(Duration::from_secs(60))
-        .build()
-        .unwrap();
-    let mut t = TestApp {
-        address,
-        client,
-        pool,
-        admin_token: String::new(),
-    };
-    let (status, body) = t
-        .call(
-            Method::POST,
-            "/v1/auth/login",
-            None,
-            Some(json!({"username": ADMIN.0, "password": ADMIN.1})),
-        )
-        .await;
-    assert_eq!(status, StatusCode::OK, "{body}");
-    t.admin_token = body["access_token"].as_str().unwrap().to_string();
-    t
+    TestApp::connect(address, pool).await
+}
+
+impl TestApp {
+    /// A client of the server at `address` whose database `pool` reaches; logs the admin in.
+    pub async fn connect(address: String, pool: PgPool) -> TestApp {
+        let client = reqwest::Client::builder()
+            .timeout(Duration::from_secs(60))
+            .build()
+            .unwrap();
+        let mut t = TestApp {
+            address,
+            client,
+            pool,
+            admin_token: String::new(),
+        };
+        let (status, body) = t
+            .call(
+                Method::POST,
+                "/v1/auth/login",
+                None,
+                Some(json!({"username": ADMIN.0, "password": ADMIN.1})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        t.admin_token = body["access_token"].as_str().unwrap().to_string();
+        t
+    }
 }
 
 impl TestApp {

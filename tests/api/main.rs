@@ -6,3 +6,4 @@ mod chexuan;
 mod dazha;
 mod helpers;
 mod openapi;
+mod tournaments;

@@ -1314,6 +1314,9 @@ fn random_hands_keep_every_invariant() {
             }
         }
     }
-    assert!(dealt >= played_out && played_out >= 10_000, "{played_out} hands played out of {dealt}");
+    assert!(
+        dealt >= played_out && played_out >= 10_000,
+        "{played_out} hands played out of {dealt}"
+    );
     assert!(escapes > 0);
 }

@@ -1,0 +1,92 @@
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::auth::AuthUser;
+use crate::error::ApiResult;
+use crate::tournaments::{self, CreateTournament, ListQuery};
+
+#[post("/v1/tournaments")]
+pub async fn create(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    body: web::Json<CreateTournament>,
+) -> ApiResult<HttpResponse> {
+    let t = tournaments::create(&pool, &user, body.into_inner()).await?;
+    Ok(HttpResponse::Created().json(t))
+}
+
+#[get("/v1/tournaments")]
+pub async fn list(
+    pool: web::Data<PgPool>,
+    _user: AuthUser,
+    q: web::Query<ListQuery>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(tournaments::list(&pool, &q).await?))
+}
+
+#[get("/v1/tournaments/{id}")]
+pub async fn detail(
+    pool: web::Data<PgPool>,
+    _user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(tournaments::get(&pool, path.into_inner()).await?))
+}
+
+#[post("/v1/tournaments/{id}/register")]
+pub async fn register(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let r = tournaments::register(&pool, &user, path.into_inner()).await?;
+    Ok(HttpResponse::Created().json(r))
+}
+
+#[delete("/v1/tournaments/{id}/register")]
+pub async fn withdraw(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    tournaments::withdraw(&pool, &user, path.into_inner()).await?;
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[post("/v1/tournaments/{id}/start")]
+pub async fn start(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(tournaments::start_now(&pool, &user, path.into_inner()).await?))
+}
+
+/// JSON, or CSV for `Accept: text/csv`.
+#[get("/v1/tournaments/{id}/standings")]
+pub async fn standings(
+    req: HttpRequest,
+    pool: web::Data<PgPool>,
+    _user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let id = path.into_inner();
+    let rows = tournaments::standings(&pool, id).await?;
+    let wants_csv = req
+        .headers()
+        .get(header::ACCEPT)
+        .and_then(|h| h.to_str().ok())
+        .is_some_and(|a| a.contains("text/csv"));
+    if wants_csv {
+        return Ok(HttpResponse::Ok()
+            .content_type("text/csv; charset=utf-8")
+            .insert_header((
+                header::CONTENT_DISPOSITION,
+                format!("attachment; filename=\"standings-{id}.csv\""),
+            ))
+            .body(tournaments::standings_csv(&rows)));
+    }
+    Ok(HttpResponse::Ok().json(serde_json::json!({ "tournament_id": id, "standings": rows })))
+}

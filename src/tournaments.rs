@@ -1,0 +1,841 @@
+//! 比赛场: knockout tournaments for four-seat games. Every table is an ordinary match owned by
+//! the tournament (`matches.tournament_id`, `hands` = `hands_per_round`); the sweeper starts
+//! tournaments at `starts_at` and moves them on when a round's tables have all finished. All
+//! state is in the database, so a restart loses nothing.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::{PgConnection, PgPool};
+use uuid::Uuid;
+
+use crate::auth::{AuthUser, Role};
+use crate::error::{ApiError, ApiResult};
+use crate::ledger::{self, Party, TxMeta};
+use crate::matches::options::PlatformOptions;
+use crate::matches::table::Table;
+use crate::matches::{NewTable, insert_seat, insert_table};
+
+const TABLE_SEATS: usize = 4;
+const MAX_FEE: i64 = 1_000_000_000;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateTournament {
+    pub game: String,
+    pub name: Option<String>,
+    pub entry_fee: i64,
+    pub starts_at: DateTime<Utc>,
+    pub hands_per_round: u32,
+    pub options: Option<Value>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    pub status: Option<String>,
+    pub game: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct TournamentRow {
+    id: Uuid,
+    name: String,
+    game: String,
+    entry_fee: i64,
+    starts_at: DateTime<Utc>,
+    hands_per_round: i32,
+    options: Value,
+    status: String,
+    seed: Vec<u8>,
+    prize_pool: i64,
+    round: i32,
+    winner: Option<Uuid>,
+    created_by: Uuid,
+    created_at: DateTime<Utc>,
+    started_at: Option<DateTime<Utc>>,
+    finished_at: Option<DateTime<Utc>>,
+}
+
+impl TournamentRow {
+    fn summary(&self) -> Value {
+        json!({
+            "id": self.id, "name": self.name, "game": self.game, "status": self.status,
+            "entry_fee": self.entry_fee, "starts_at": self.starts_at,
+            "hands_per_round": self.hands_per_round, "options": self.options,
+            "prize_pool": self.prize_pool, "round": self.round, "winner": self.winner,
+            "created_by": self.created_by, "created_at": self.created_at,
+            "started_at": self.started_at, "finished_at": self.finished_at,
+        })
+    }
+}
+
+const SELECT_TOURNAMENT: &str = "SELECT id, name, game, entry_fee, starts_at, hands_per_round,
+    options, status, seed, prize_pool, round, winner, created_by, created_at, started_at,
+    finished_at FROM tournaments";
+
+async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> ApiResult<TournamentRow> {
+    let sql = format!(
+        "{SELECT_TOURNAMENT} WHERE id = $1{}",
+        if lock { " FOR UPDATE" } else { "" }
+    );
+    // Built from constants only.
+    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no tournament with id {id}")))
+}
+
+/// A player registered in a tournament that is not over (and who is still in it) stays in its
+/// lobby: no other matches, no other tournaments (seed: 只能停留在大厅).
+pub async fn ensure_free_to_play(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
+    let busy: Option<String> = sqlx::query_scalar(
+        "SELECT t.name FROM tournament_players p JOIN tournaments t ON t.id = p.tournament_id
+          WHERE p.user_id = $1 AND t.status IN ('registering', 'running')
+            AND p.in_field IS NOT FALSE AND p.eliminated_round IS NULL
+          LIMIT 1",
+    )
+    .bind(user)
+    .fetch_optional(conn)
+    .await?;
+    match busy {
+        Some(name) => Err(ApiError::Conflict(format!(
+            "you are registered in the tournament {name:?}: until you withdraw, are eliminated \
+             or it ends, you can only play its tables"
+        ))),
+        None => Ok(()),
+    }
+}
+
+pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> ApiResult<Value> {
+    user.require(Role::Organiser)?;
+    let game = games::game(&req.game).ok_or_else(|| {
+        ApiError::Validation(format!(
+            "unknown game {:?}; games: {}",
+            req.game,
+            games::GAME_NAMES.join(", ")
+        ))
+    })?;
+    if game.seats() != (TABLE_SEATS..=TABLE_SEATS) {
+        return Err(ApiError::Validation(format!(
+            "tournaments seat four at a table; {} is not a four-seat game",
+            game.name()
+        )));
+    }
+    if !(0..=MAX_FEE).contains(&req.entry_fee) {
+        return Err(ApiError::Validation(format!(
+            "entry_fee must be from 0 to {MAX_FEE}, got {}",
+            req.entry_fee
+        )));
+    }
+    if !(1..=1000).contains(&req.hands_per_round) {
+        return Err(ApiError::Validation(format!(
+            "hands_per_round must be from 1 to 1000, got {}",
+            req.hands_per_round
+        )));
+    }
+    let name = req
+        .name
+        .unwrap_or_else(|| format!("{} knockout", game.name()));
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(ApiError::Validation(
+            "name must be 1 to 100 characters".into(),
+        ));
+    }
+    let (platform, raw) = PlatformOptions::split(req.options.as_ref())?;
+    if platform.hands.is_some() || platform.room.is_some() {
+        return Err(ApiError::Validation(
+            "tournament options take turn_timeout_secs and the game's options; hands come from \
+             hands_per_round and tournaments are not coin rooms"
+                .into(),
+        ));
+    }
+    let game_options = game.options(TABLE_SEATS, &raw)?;
+    let mut stored = game_options.as_object().cloned().unwrap_or_default();
+    stored.insert(
+        "turn_timeout_secs".into(),
+        platform.turn_timeout_secs.into(),
+    );
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("OS randomness: {e}")))?;
+    let id = Uuid::new_v4();
+    let mut tx = pool.begin().await?;
+    sqlx::query(
+        "INSERT INTO tournaments (id, name, game, entry_fee, starts_at, hands_per_round, options,
+                                  status, seed, created_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, 'registering', $8, $9)",
+    )
+    .bind(id)
+    .bind(&name)
+    .bind(game.name())
+    .bind(req.entry_fee)
+    .bind(req.starts_at)
+    .bind(req.hands_per_round as i32)
+    .bind(Value::Object(stored))
+    .bind(seed.to_vec())
+    .bind(user.id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("INSERT INTO accounts (kind, tournament_id) VALUES ('escrow', $1)")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    let body = detail(&mut tx, id).await?;
+    tx.commit().await?;
+    tracing::info!(tournament_id = %id, game = game.name(), "tournament created");
+    Ok(body)
+}
+
+pub async fn list(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
+    if let Some(s) = &q.status
+        && !["registering", "running", "finished", "cancelled"].contains(&s.as_str())
+    {
+        return Err(ApiError::Validation(format!(
+            "status must be registering, running, finished or cancelled, got {s:?}"
+        )));
+    }
+    let rows: Vec<TournamentRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT_TOURNAMENT} WHERE ($1::text IS NULL OR status = $1)
+            AND ($2::text IS NULL OR game = $2)
+          ORDER BY starts_at DESC, id LIMIT 200"
+    )))
+    .bind(&q.status)
+    .bind(&q.game)
+    .fetch_all(pool)
+    .await?;
+    Ok(json!({ "tournaments": rows.iter().map(TournamentRow::summary).collect::<Vec<_>>() }))
+}
+
+#[derive(sqlx::FromRow)]
+struct PlayerRow {
+    user_id: Uuid,
+    username: String,
+    reg_no: i32,
+    in_field: Option<bool>,
+    eliminated_round: Option<i32>,
+    escaped: bool,
+}
+
+async fn players(conn: &mut PgConnection, id: Uuid) -> ApiResult<Vec<PlayerRow>> {
+    Ok(sqlx::query_as(
+        "SELECT p.user_id, u.username, p.reg_no, p.in_field, p.eliminated_round, p.escaped
+           FROM tournament_players p JOIN users u ON u.id = p.user_id
+          WHERE p.tournament_id = $1 ORDER BY p.reg_no",
+    )
+    .bind(id)
+    .fetch_all(conn)
+    .await?)
+}
+
+#[derive(sqlx::FromRow)]
+struct TableRow {
+    round: i32,
+    table_no: i32,
+    match_id: Uuid,
+    players: Vec<Uuid>,
+    scores: Option<Vec<i64>>,
+    advanced: Option<Uuid>,
+    match_status: String,
+}
+
+async fn tables(conn: &mut PgConnection, id: Uuid) -> ApiResult<Vec<TableRow>> {
+    Ok(sqlx::query_as(
+        "SELECT tt.round, tt.table_no, tt.match_id, tt.players, tt.scores, tt.advanced,
+                m.status AS match_status
+           FROM tournament_tables tt JOIN matches m ON m.id = tt.match_id
+          WHERE tt.tournament_id = $1 ORDER BY tt.round, tt.table_no",
+    )
+    .bind(id)
+    .fetch_all(conn)
+    .await?)
+}
+
+/// Points each player has made at each table so far (for tables still being played).
+async fn live_scores(conn: &mut PgConnection, id: Uuid) -> ApiResult<HashMap<(Uuid, Uuid), i64>> {
+    let rows: Vec<(Uuid, Uuid, i64)> = sqlx::query_as(
+        "SELECT e.match_id, e.user_id, sum(e.delta)::bigint FROM score_entries e
+           JOIN tournament_tables tt ON tt.match_id = e.match_id
+          WHERE tt.tournament_id = $1 GROUP BY e.match_id, e.user_id",
+    )
+    .bind(id)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().map(|(m, u, s)| ((m, u), s)).collect())
+}
+
+fn table_scores(t: &TableRow, live: &HashMap<(Uuid, Uuid), i64>) -> Vec<i64> {
+    t.scores.clone().unwrap_or_else(|| {
+        t.players
+            .iter()
+            .map(|u| live.get(&(t.match_id, *u)).copied().unwrap_or(0))
+            .collect()
+    })
+}
+
+pub async fn detail(conn: &mut PgConnection, id: Uuid) -> ApiResult<Value> {
+    let t = load(conn, id, false).await?;
+    let players = players(conn, id).await?;
+    let tables = tables(conn, id).await?;
+    let live = live_scores(conn, id).await?;
+    let names: HashMap<Uuid, &str> = players
+        .iter()
+        .map(|p| (p.user_id, p.username.as_str()))
+        .collect();
+    let mut rounds: Vec<Value> = Vec::new();
+    for r in 1..=t.round {
+        let tabs: Vec<Value> = tables
+            .iter()
+            .filter(|x| x.round == r)
+            .map(|x| {
+                let scores = table_scores(x, &live);
+                json!({
+                    "table_no": x.table_no,
+                    "match_id": x.match_id,
+                    "status": x.match_status,
+                    "seats": x.players.iter().enumerate().map(|(seat, u)| json!({
+                        "seat": seat, "user_id": u, "username": names.get(u),
+                        "score": scores[seat],
+                    })).collect::<Vec<_>>(),
+                    "advanced": x.advanced,
+                })
+            })
+            .collect();
+        rounds.push(json!({ "round": r, "tables": tabs }));
+    }
+    let mut body = t.summary();
+    body["players"] = json!(players
+        .iter()
+        .map(|p| json!({
+            "user_id": p.user_id, "username": p.username, "reg_no": p.reg_no,
+            "in_field": p.in_field, "eliminated_round": p.eliminated_round, "escaped": p.escaped,
+        }))
+        .collect::<Vec<_>>());
+    body["bracket"] = json!({ "rounds": rounds });
+    Ok(body)
+}
+
+pub async fn get(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
+    let mut conn = pool.acquire().await?;
+    detail(&mut conn, id).await
+}
+
+pub async fn register(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+    let mut tx = pool.begin().await?;
+    let t = load(&mut tx, id, true).await?;
+    if t.status != "registering" {
+        return Err(ApiError::Conflict(format!(
+            "registration is closed: the tournament is {}",
+            t.status
+        )));
+    }
+    let already: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM tournament_players WHERE tournament_id = $1 AND user_id = $2)",
+    )
+    .bind(id)
+    .bind(user.id)
+    .fetch_one(&mut *tx)
+    .await?;
+    if already {
+        return Err(ApiError::AlreadyRegistered(
+            "you are already registered in this tournament".into(),
+        ));
+    }
+    ensure_free_to_play(&mut tx, user.id).await?;
+    let balance = ledger::balance(&mut tx, user.id).await?;
+    if balance < t.entry_fee {
+        return Err(ApiError::InsufficientCoins(format!(
+            "the entry fee is {} coins and your wallet holds {balance}",
+            t.entry_fee
+        )));
+    }
+    let reg_no: i32 = sqlx::query_scalar(
+        "INSERT INTO tournament_players (tournament_id, user_id, reg_no)
+         SELECT $1, $2, COALESCE(max(reg_no), 0) + 1 FROM tournament_players
+          WHERE tournament_id = $1
+         RETURNING reg_no",
+    )
+    .bind(id)
+    .bind(user.id)
+    .fetch_one(&mut *tx)
+    .await?;
+    tx.commit().await?;
+    Ok(json!({ "tournament_id": id, "user_id": user.id, "reg_no": reg_no }))
+}
+
+pub async fn withdraw(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<()> {
+    let mut tx = pool.begin().await?;
+    let t = load(&mut tx, id, true).await?;
+    if t.status != "registering" {
+        return Err(ApiError::Conflict(format!(
+            "the tournament is {}: withdrawing is only possible before the start",
+            t.status
+        )));
+    }
+    let gone =
+        sqlx::query("DELETE FROM tournament_players WHERE tournament_id = $1 AND user_id = $2")
+            .bind(id)
+            .bind(user.id)
+            .execute(&mut *tx)
+            .await?;
+    if gone.rows_affected() == 0 {
+        return Err(ApiError::NotFound(
+            "you are not registered in this tournament".into(),
+        ));
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The organiser (or an admin) starts the tournament before `starts_at`.
+pub async fn start_now(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+    user.require(Role::Organiser)?;
+    let mut tx = pool.begin().await?;
+    let t = load(&mut tx, id, true).await?;
+    if t.created_by != user.id && user.role != Role::Admin {
+        return Err(ApiError::Forbidden(
+            "only the tournament's organiser or an admin may start it".into(),
+        ));
+    }
+    if t.status != "registering" {
+        return Err(ApiError::Conflict(format!(
+            "the tournament is already {}",
+            t.status
+        )));
+    }
+    start(&mut tx, t).await?;
+    let body = detail(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(body)
+}
+
+/// The largest power of 4 not above `n` (0 when n < 4).
+pub fn field_size(n: usize) -> usize {
+    let mut f = 0;
+    let mut p = TABLE_SEATS;
+    while p <= n {
+        f = p;
+        p *= TABLE_SEATS;
+    }
+    f
+}
+
+async fn start(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
+    let registered = players(conn, t.id).await?;
+    let users: Vec<Uuid> = registered.iter().map(|p| p.user_id).collect();
+    let balances = ledger::lock_balances(conn, &users).await?;
+    // Registrants who can no longer pay the fee are passed over like late registrants.
+    let able: Vec<&PlayerRow> = registered
+        .iter()
+        .zip(&balances)
+        .filter(|(_, b)| **b >= t.entry_fee)
+        .map(|(p, _)| p)
+        .collect();
+    let field = field_size(able.len());
+    let in_field: Vec<Uuid> = able.iter().take(field).map(|p| p.user_id).collect();
+    sqlx::query(
+        "UPDATE tournament_players SET in_field = (user_id = ANY($2)) WHERE tournament_id = $1",
+    )
+    .bind(t.id)
+    .bind(&in_field)
+    .execute(&mut *conn)
+    .await?;
+    if field == 0 {
+        sqlx::query(
+            "UPDATE tournaments SET status = 'cancelled', started_at = now(), finished_at = now()
+              WHERE id = $1",
+        )
+        .bind(t.id)
+        .execute(&mut *conn)
+        .await?;
+        tracing::info!(tournament_id = %t.id, registered = registered.len(), "tournament cancelled: fewer than 4 players");
+        return Ok(());
+    }
+    let pool_total = t.entry_fee * field as i64;
+    let meta = TxMeta {
+        reason: "tournament_fee",
+        tournament_id: Some(t.id),
+        ..TxMeta::default()
+    };
+    let mut legs: Vec<(Party, i64)> = in_field
+        .iter()
+        .map(|&u| (Party::User(u), -t.entry_fee))
+        .collect();
+    legs.push((Party::TournamentEscrow(t.id), pool_total));
+    ledger::transfer(conn, &meta, &legs).await?;
+    sqlx::query(
+        "UPDATE tournaments SET status = 'running', started_at = now(), prize_pool = $2, round = 1
+          WHERE id = $1",
+    )
+    .bind(t.id)
+    .bind(pool_total)
+    .execute(&mut *conn)
+    .await?;
+    let mut seed = [0u8; 32];
+    seed.copy_from_slice(&t.seed[..32]);
+    let mut order = in_field;
+    games::shuffle::shuffle(&mut order, &seed);
+    tracing::info!(tournament_id = %t.id, players = field, prize_pool = pool_total, "tournament started");
+    seat_round(conn, &t, 1, &order).await
+}
+
+/// Seats `order` four to a table for `round` and deals.
+async fn seat_round(
+    conn: &mut PgConnection,
+    t: &TournamentRow,
+    round: i32,
+    order: &[Uuid],
+) -> ApiResult<()> {
+    let game = games::game(&t.game).ok_or_else(|| {
+        ApiError::Internal(anyhow::anyhow!("tournament of unknown game {}", t.game))
+    })?;
+    let (platform, game_options) = PlatformOptions::split(Some(&t.options))?;
+    let names: HashMap<Uuid, String> =
+        sqlx::query_as::<_, (Uuid, String)>("SELECT id, username FROM users WHERE id = ANY($1)")
+            .bind(order)
+            .fetch_all(&mut *conn)
+            .await?
+            .into_iter()
+            .collect();
+    // 托管 follows a player from table to table until they act again.
+    let auto: Vec<Uuid> = sqlx::query_scalar(
+        "SELECT s.user_id FROM match_seats s JOIN tournament_tables tt ON tt.match_id = s.match_id
+          WHERE tt.tournament_id = $1 AND tt.round = $2 - 1 AND s.auto",
+    )
+    .bind(t.id)
+    .bind(round)
+    .fetch_all(&mut *conn)
+    .await?;
+    for (table_no, group) in order.chunks(TABLE_SEATS).enumerate() {
+        let mut table = insert_table(
+            conn,
+            NewTable {
+                game,
+                seats: TABLE_SEATS,
+                platform: PlatformOptions {
+                    hands: Some(t.hands_per_round as u32),
+                    ..platform.clone()
+                },
+                game_options: game_options.clone(),
+                created_by: Some(t.created_by),
+                tournament_id: Some(t.id),
+                seed: None,
+                deck: None,
+            },
+        )
+        .await?;
+        for (seat, user) in group.iter().enumerate() {
+            let name = names.get(user).map_or("", String::as_str);
+            insert_seat(conn, &mut table, seat, *user, name).await?;
+            if auto.contains(user)
+                && let Some(s) = table.seats[seat].as_mut()
+            {
+                s.auto = true;
+                table.mark_seat(seat);
+            }
+        }
+        table.advance(conn).await?;
+        table.save(conn).await?;
+        sqlx::query(
+            "INSERT INTO tournament_tables (tournament_id, round, table_no, match_id, players)
+             VALUES ($1, $2, $3, $4, $5)",
+        )
+        .bind(t.id)
+        .bind(round)
+        .bind(table_no as i32)
+        .bind(table.id)
+        .bind(group)
+        .execute(&mut *conn)
+        .await?;
+    }
+    Ok(())
+}
+
+/// Closes a round whose tables have all finished: records scores, advances the winners, and
+/// seats the next round or pays the prize.
+async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
+    let all = tables(conn, t.id).await?;
+    let live = live_scores(conn, t.id).await?;
+    let players = players(conn, t.id).await?;
+    let info: HashMap<Uuid, &PlayerRow> = players.iter().map(|p| (p.user_id, p)).collect();
+    let mut winners = Vec::new();
+    for table in all.iter().filter(|x| x.round == t.round) {
+        let scores = table_scores(table, &live);
+        let rank = |i: usize| {
+            let u = table.players[i];
+            let reg = info.get(&u).map_or(i32::MAX, |p| p.reg_no);
+            (scores[i], std::cmp::Reverse(reg))
+        };
+        let stayed: Vec<usize> = (0..table.players.len())
+            .filter(|&i| !info.get(&table.players[i]).is_some_and(|p| p.escaped))
+            .collect();
+        // If every player of a table escaped, the best of them still fills the bracket.
+        let candidates = if stayed.is_empty() {
+            (0..table.players.len()).collect()
+        } else {
+            stayed
+        };
+        let best = candidates
+            .into_iter()
+            .max_by_key(|&i| rank(i))
+            .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("empty tournament table")))?;
+        let winner = table.players[best];
+        winners.push(winner);
+        sqlx::query(
+            "UPDATE tournament_tables SET scores = $4, advanced = $5
+              WHERE tournament_id = $1 AND round = $2 AND table_no = $3",
+        )
+        .bind(t.id)
+        .bind(t.round)
+        .bind(table.table_no)
+        .bind(&scores)
+        .bind(winner)
+        .execute(&mut *conn)
+        .await?;
+        let losers: Vec<Uuid> = table
+            .players
+            .iter()
+            .copied()
+            .filter(|u| *u != winner)
+            .collect();
+        sqlx::query(
+            "UPDATE tournament_players SET eliminated_round = $3
+              WHERE tournament_id = $1 AND user_id = ANY($2) AND eliminated_round IS NULL",
+        )
+        .bind(t.id)
+        .bind(&losers)
+        .bind(t.round)
+        .execute(&mut *conn)
+        .await?;
+    }
+    if let [champion] = winners[..] {
+        if t.prize_pool > 0 {
+            let meta = TxMeta {
+                reason: "tournament_prize",
+                tournament_id: Some(t.id),
+                ..TxMeta::default()
+            };
+            ledger::transfer(
+                conn,
+                &meta,
+                &[
+                    (Party::TournamentEscrow(t.id), -t.prize_pool),
+                    (Party::User(champion), t.prize_pool),
+                ],
+            )
+            .await?;
+        }
+        sqlx::query(
+            "UPDATE tournaments SET status = 'finished', winner = $2, finished_at = now() WHERE id = $1",
+        )
+        .bind(t.id)
+        .bind(champion)
+        .execute(&mut *conn)
+        .await?;
+        tracing::info!(tournament_id = %t.id, winner = %champion, prize = t.prize_pool, "tournament finished");
+        return Ok(());
+    }
+    let next = t.round + 1;
+    sqlx::query("UPDATE tournaments SET round = $2 WHERE id = $1")
+        .bind(t.id)
+        .bind(next)
+        .execute(&mut *conn)
+        .await?;
+    tracing::info!(tournament_id = %t.id, round = next, players = winners.len(), "tournament round seated");
+    seat_round(conn, &t, next, &winners).await
+}
+
+/// One pass of the tournament driver (run by every server process's sweeper): starts due
+/// tournaments and closes finished rounds. Returns how many steps it took.
+pub async fn tick(pool: &PgPool) -> ApiResult<usize> {
+    let mut steps = 0;
+    loop {
+        let mut tx = pool.begin().await?;
+        let due: Option<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM tournaments WHERE status = 'registering' AND starts_at <= now()
+              ORDER BY starts_at LIMIT 1 FOR UPDATE SKIP LOCKED",
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(id) = due else { break };
+        let t = load(&mut tx, id, true).await?;
+        start(&mut tx, t).await?;
+        tx.commit().await?;
+        steps += 1;
+    }
+    loop {
+        let mut tx = pool.begin().await?;
+        let ready: Option<Uuid> = sqlx::query_scalar(
+            "SELECT t.id FROM tournaments t
+              WHERE t.status = 'running'
+                AND NOT EXISTS (SELECT 1 FROM tournament_tables tt JOIN matches m ON m.id = tt.match_id
+                                 WHERE tt.tournament_id = t.id AND tt.round = t.round
+                                   AND m.status NOT IN ('finished', 'aborted'))
+              LIMIT 1 FOR UPDATE OF t SKIP LOCKED",
+        )
+        .fetch_optional(&mut *tx)
+        .await?;
+        let Some(id) = ready else { break };
+        let t = load(&mut tx, id, true).await?;
+        close_round(&mut tx, t).await?;
+        tx.commit().await?;
+        steps += 1;
+    }
+    Ok(steps)
+}
+
+/// 逃跑 at a tournament table: the player is eliminated at once, the seat plays on in 托管,
+/// and the entry fee stays in the pool.
+pub async fn eliminate_escaper(
+    conn: &mut PgConnection,
+    t: &mut Table,
+    seat: usize,
+) -> ApiResult<()> {
+    let tid = t
+        .tournament_id
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("not a tournament table")))?;
+    let Some(s) = t.seats[seat].as_mut() else {
+        return Ok(());
+    };
+    let user = s.user_id;
+    s.auto = true;
+    t.mark_seat(seat);
+    sqlx::query(
+        "UPDATE tournament_players p SET escaped = true,
+                eliminated_round = COALESCE(p.eliminated_round, t.round)
+           FROM tournaments t WHERE t.id = p.tournament_id AND p.tournament_id = $1
+            AND p.user_id = $2",
+    )
+    .bind(tid)
+    .bind(user)
+    .execute(&mut *conn)
+    .await?;
+    t.platform_event(
+        "escaped",
+        Some(seat),
+        json!({ "user_id": user, "eliminated": true }),
+    );
+    t.version += 1;
+    Ok(())
+}
+
+/// Whether `user` escaped from tournament `tid` (their seat is played for them now).
+pub async fn has_escaped(conn: &mut PgConnection, tid: Uuid, user: Uuid) -> ApiResult<bool> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM tournament_players
+                         WHERE tournament_id = $1 AND user_id = $2 AND escaped)",
+    )
+    .bind(tid)
+    .bind(user)
+    .fetch_one(conn)
+    .await?)
+}
+
+#[derive(Serialize)]
+pub struct Standing {
+    pub rank: usize,
+    pub user_id: Uuid,
+    pub username: String,
+    pub reg_no: i32,
+    pub furthest_round: i32,
+    pub score: i64,
+    pub status: &'static str,
+}
+
+pub async fn standings(pool: &PgPool, id: Uuid) -> ApiResult<Vec<Standing>> {
+    let mut conn = pool.acquire().await?;
+    let t = load(&mut conn, id, false).await?;
+    let players = players(&mut conn, id).await?;
+    let tables = tables(&mut conn, id).await?;
+    let live = live_scores(&mut conn, id).await?;
+    let mut rows: Vec<Standing> = players
+        .iter()
+        .map(|p| {
+            let last = tables
+                .iter()
+                .filter(|x| x.players.contains(&p.user_id))
+                .max_by_key(|x| x.round);
+            let (furthest_round, score) = match last {
+                Some(x) => {
+                    let i = x.players.iter().position(|u| *u == p.user_id).unwrap_or(0);
+                    (x.round, table_scores(x, &live)[i])
+                }
+                None => (0, 0),
+            };
+            let status = if t.winner == Some(p.user_id) {
+                "winner"
+            } else if t.status == "cancelled" {
+                "cancelled"
+            } else if p.in_field == Some(false) {
+                "cut"
+            } else if p.escaped {
+                "escaped"
+            } else if p.eliminated_round.is_some() {
+                "eliminated"
+            } else if t.status == "registering" {
+                "registered"
+            } else {
+                "playing"
+            };
+            Standing {
+                rank: 0,
+                user_id: p.user_id,
+                username: p.username.clone(),
+                reg_no: p.reg_no,
+                furthest_round,
+                score,
+                status,
+            }
+        })
+        .collect();
+    rows.sort_by_key(|s| {
+        (
+            s.status != "winner",
+            std::cmp::Reverse(s.furthest_round),
+            std::cmp::Reverse(s.score),
+            s.reg_no,
+        )
+    });
+    for (i, r) in rows.iter_mut().enumerate() {
+        r.rank = i + 1;
+    }
+    Ok(rows)
+}
+
+pub fn standings_csv(rows: &[Standing]) -> String {
+    let mut out = String::from("rank,username,user_id,reg_no,furthest_round,score,status\n");
+    for r in rows {
+        out.push_str(&format!(
+            "{},{},{},{},{},{},{}\n",
+            r.rank, r.username, r.user_id, r.reg_no, r.furthest_round, r.score, r.status
+        ));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_field_is_the_largest_power_of_four() {
+        for (n, f) in [
+            (0, 0),
+            (3, 0),
+            (4, 4),
+            (15, 4),
+            (16, 16),
+            (17, 16),
+            (63, 16),
+            (64, 64),
+            (255, 64),
+            (256, 256),
+            (1100, 1024),
+        ] {
+            assert_eq!(field_size(n), f, "{n}");
+        }
+    }
+}

@@ -1,0 +1,597 @@
+//! 比赛场 knockout tournaments through HTTP, played out by automatic play.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
+
+use crate::helpers::{ADMIN, Player, TestApp, fresh_database, spawn_app};
+
+async fn organiser(app: &TestApp) -> Player {
+    let o = app.register("organiser").await;
+    let (s, b) = app
+        .call(
+            Method::PUT,
+            &format!("/v1/admin/users/{}/role", o.id),
+            Some(&app.admin_token),
+            Some(json!({"role": "organiser"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let (_, login) = app
+        .call(
+            Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": "organiser", "password": "password123"})),
+        )
+        .await;
+    Player {
+        id: o.id,
+        name: o.name,
+        token: login["access_token"].as_str().unwrap().to_string(),
+    }
+}
+
+async fn create(app: &TestApp, by: &Player, fee: i64, hands: u32, timeout: u32) -> String {
+    let starts_at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    let (s, t) = app
+        .post(
+            "/v1/tournaments",
+            &by.token,
+            json!({"game": "dazha", "entry_fee": fee, "starts_at": starts_at, "hands_per_round": hands,
+                   "options": {"turn_timeout_secs": timeout}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    assert_eq!(t["status"], "registering");
+    t["id"].as_str().unwrap().to_string()
+}
+
+async fn register_players(
+    app: &TestApp,
+    id: &str,
+    n: usize,
+    coins: i64,
+    prefix: &str,
+) -> Vec<Player> {
+    let mut players = Vec::new();
+    for i in 0..n {
+        let p = app.player(&format!("{prefix}{i:03}"), coins).await;
+        let (s, b) = app
+            .post(
+                &format!("/v1/tournaments/{id}/register"),
+                &p.token,
+                json!({}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+        assert_eq!(b["reg_no"], i + 1);
+        players.push(p);
+    }
+    players
+}
+
+async fn wait_finished(app: &TestApp, id: &str, secs: u64) -> Value {
+    let until = tokio::time::Instant::now() + Duration::from_secs(secs);
+    loop {
+        let (s, t) = app
+            .get(&format!("/v1/tournaments/{id}"), &app.admin_token)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{t}");
+        if t["status"] == "finished" {
+            return t;
+        }
+        assert!(
+            tokio::time::Instant::now() < until,
+            "tournament did not finish: {t}"
+        );
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
+/// Checks the bracket of a finished tournament of `field` players.
+fn check_bracket(t: &Value, field: usize, hands: u32) {
+    let rounds = t["bracket"]["rounds"].as_array().unwrap();
+    let mut tables = field / 4;
+    let mut advanced_prev: Vec<Value> = Vec::new();
+    for (r, round) in rounds.iter().enumerate() {
+        let ts = round["tables"].as_array().unwrap();
+        assert_eq!(ts.len(), tables, "round {}", r + 1);
+        let mut advanced = Vec::new();
+        for table in ts {
+            assert!(table["match_id"].is_string());
+            assert_eq!(table["status"], "finished");
+            let seats = table["seats"].as_array().unwrap();
+            assert_eq!(seats.len(), 4);
+            let adv = table["advanced"].clone();
+            assert!(
+                seats.iter().any(|s| s["user_id"] == adv),
+                "the advancer sat at the table"
+            );
+            let best = seats
+                .iter()
+                .map(|s| s["score"].as_i64().unwrap())
+                .max()
+                .unwrap();
+            let adv_score = seats.iter().find(|s| s["user_id"] == adv).unwrap()["score"]
+                .as_i64()
+                .unwrap();
+            assert_eq!(adv_score, best, "the highest score advances: {table}");
+            if r > 0 {
+                for s in seats {
+                    assert!(
+                        advanced_prev.contains(&s["user_id"]),
+                        "only advancers play round {}",
+                        r + 1
+                    );
+                }
+            }
+            advanced.push(adv);
+        }
+        advanced_prev = advanced;
+        tables /= 4;
+    }
+    assert_eq!(tables, 0);
+    assert_eq!(advanced_prev, vec![t["winner"].clone()]);
+    let _ = hands;
+}
+
+async fn hands_per_table(app: &TestApp, id: &str) -> Vec<i64> {
+    sqlx::query_scalar(
+        "SELECT (SELECT count(*) FROM hands h WHERE h.match_id = tt.match_id AND h.ended_at IS NOT NULL)
+           FROM tournament_tables tt WHERE tt.tournament_id = $1::uuid",
+    )
+    .bind(id)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap()
+}
+
+#[tokio::test]
+async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
+    let app = spawn_app().await;
+    let org = organiser(&app).await;
+    let id = create(&app, &org, 50, 2, 1).await;
+    let players = register_players(&app, &id, 17, 200, "s").await;
+    let (s, b) = app
+        .post(
+            &format!("/v1/tournaments/{id}/register"),
+            &players[0].token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::CONFLICT, Some("already_registered"))
+    );
+    let (s, t) = app
+        .post(
+            &format!("/v1/tournaments/{id}/start"),
+            &org.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(t["status"], "running");
+    assert_eq!(t["prize_pool"], 800);
+    assert_eq!(
+        app.coins(&players[16]).await,
+        200,
+        "the 17th registrant is cut and pays nothing"
+    );
+    let (s, b) = app
+        .post(
+            "/v1/matches",
+            &players[0].token,
+            json!({"game": "chexuan", "seats": 2}),
+        )
+        .await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::CONFLICT, Some("conflict")),
+        "a player in a tournament plays only its tables"
+    );
+
+    let t = wait_finished(&app, &id, 120).await;
+    check_bracket(&t, 16, 2);
+    assert!(
+        hands_per_table(&app, &id).await.iter().all(|&h| h == 2),
+        "every table played exactly its hands"
+    );
+    let winner: uuid::Uuid = t["winner"].as_str().unwrap().parse().unwrap();
+    let mut total = 0;
+    for p in &players[..16] {
+        let c = app.coins(p).await;
+        total += c;
+        assert_eq!(
+            c,
+            if p.id == winner { 150 + 800 } else { 150 },
+            "{}",
+            p.name
+        );
+    }
+    assert_eq!(total, 16 * 200, "prize = fees");
+    app.assert_ledger_reconciles().await;
+
+    let (s, st) = app
+        .get(
+            &format!("/v1/tournaments/{id}/standings"),
+            &players[3].token,
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let rows = st["standings"].as_array().unwrap();
+    assert_eq!(rows.len(), 17);
+    assert_eq!(rows[0]["status"], "winner");
+    assert_eq!(rows[0]["user_id"], t["winner"]);
+    assert_eq!(rows[0]["furthest_round"], 2);
+    assert_eq!(rows[16]["status"], "cut");
+    let csv = app
+        .client
+        .get(format!("{}/v1/tournaments/{id}/standings", app.address))
+        .bearer_auth(&players[3].token)
+        .header("Accept", "text/csv")
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        csv.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/csv")
+    );
+    let text = csv.text().await.unwrap();
+    assert!(
+        text.starts_with("rank,username,user_id,reg_no,furthest_round,score,status\n1,"),
+        "{text}"
+    );
+    assert_eq!(text.lines().count(), 18);
+    // Eliminated players are free to play elsewhere again.
+    let loser = players[..16].iter().find(|p| p.id != winner).unwrap();
+    let (s, _) = app
+        .post(
+            "/v1/matches",
+            &loser.token,
+            json!({"game": "chexuan", "seats": 2}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn sixty_four_players_play_out_to_one_winner() {
+    let app = spawn_app().await;
+    let org = organiser(&app).await;
+    let id = create(&app, &org, 10, 1, 1).await;
+    let players = register_players(&app, &id, 64, 10, "x").await;
+    let (s, _) = app
+        .post(
+            &format!("/v1/tournaments/{id}/start"),
+            &org.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let t = wait_finished(&app, &id, 180).await;
+    check_bracket(&t, 64, 1);
+    assert_eq!(t["prize_pool"], 640);
+    let winner = players.iter().find(|p| t["winner"] == json!(p.id)).unwrap();
+    assert_eq!(app.coins(winner).await, 640);
+    app.assert_ledger_reconciles().await;
+    let (_, list) = app
+        .get("/v1/tournaments?status=finished&game=dazha", &org.token)
+        .await;
+    assert_eq!(list["tournaments"].as_array().unwrap().len(), 1);
+    let (s, _) = app.get("/v1/tournaments?status=bogus", &org.token).await;
+    assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY);
+}
+
+#[tokio::test]
+async fn three_registrants_cancel_and_nothing_is_charged() {
+    let app = spawn_app().await;
+    let org = organiser(&app).await;
+    let id = create(&app, &org, 50, 1, 1).await;
+    let players = register_players(&app, &id, 3, 100, "c").await;
+    let (s, t) = app
+        .post(
+            &format!("/v1/tournaments/{id}/start"),
+            &org.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(t["status"], "cancelled");
+    for p in &players {
+        assert_eq!(app.coins(p).await, 100);
+    }
+    // Cancelled tournaments hold nobody back.
+    let (s, _) = app
+        .post(
+            "/v1/matches",
+            &players[0].token,
+            json!({"game": "chexuan", "seats": 2}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+    app.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn organiser_routes_refuse_players_and_registration_rules_hold() {
+    let app = spawn_app().await;
+    let p = app.player("plain", 100).await;
+    let starts_at = chrono::Utc::now().to_rfc3339();
+    let body =
+        json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1});
+    let (s, b) = app.post("/v1/tournaments", &p.token, body.clone()).await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("forbidden"))
+    );
+    let org = organiser(&app).await;
+    for bad in [
+        json!({"game": "chexuan", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1}),
+        json!({"game": "dazha", "entry_fee": -5, "starts_at": starts_at, "hands_per_round": 1}),
+        json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 0}),
+        json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1, "options": {"room": "coin", "stake": 1}}),
+    ] {
+        let (s, b) = app.post("/v1/tournaments", &org.token, bad.clone()).await;
+        assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {b}");
+    }
+    let (s, b) = app
+        .post(
+            "/v1/tournaments",
+            &org.token,
+            json!({"game": "dazha", "entry_fee": 5, "starts_at": "soon", "hands_per_round": 1}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
+    let id = create(&app, &org, 5, 1, 60).await;
+    let other = create(&app, &org, 5, 1, 60).await;
+    let (s, _) = app
+        .post(&format!("/v1/tournaments/{id}/start"), &p.token, json!({}))
+        .await;
+    assert_eq!(s, StatusCode::FORBIDDEN);
+    let (s, _) = app
+        .post(
+            &format!("/v1/tournaments/{id}/register"),
+            &p.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+    let (s, b) = app
+        .post(
+            &format!("/v1/tournaments/{other}/register"),
+            &p.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::CONFLICT, Some("conflict")),
+        "{b}"
+    );
+    let (s, _) = app
+        .post("/v1/lobby/dazha/queue", &p.token, json!({"stake": 1}))
+        .await;
+    assert_eq!(s, StatusCode::CONFLICT);
+    let poor = app.player("poor", 4).await;
+    let (s, b) = app
+        .post(
+            &format!("/v1/tournaments/{id}/register"),
+            &poor.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("insufficient_coins"))
+    );
+    // Withdrawing frees the player.
+    let (s, _) = app
+        .call(
+            Method::DELETE,
+            &format!("/v1/tournaments/{id}/register"),
+            Some(&p.token),
+            None,
+        )
+        .await;
+    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (s, _) = app
+        .post(
+            &format!("/v1/tournaments/{other}/register"),
+            &p.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn an_escaper_is_eliminated_and_replaced_by_automatic_play() {
+    let app = spawn_app().await;
+    let org = organiser(&app).await;
+    let id = create(&app, &org, 10, 3, 60).await;
+    let players = register_players(&app, &id, 4, 10, "e").await;
+    let (s, t) = app
+        .post(
+            &format!("/v1/tournaments/{id}/start"),
+            &org.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    let match_id = t["bracket"]["rounds"][0]["tables"][0]["match_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let quitter = &players[2];
+    let (s, v) = app
+        .post(
+            &format!("/v1/matches/{match_id}/leave"),
+            &quitter.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let seat = v["seats"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|s| s["user_id"] == json!(quitter.id))
+        .unwrap();
+    assert_eq!(
+        v["seats"][seat]["auto"], true,
+        "the seat stays, played automatically"
+    );
+    assert_eq!(v["status"], "playing");
+    let (s, b) = app.act(&match_id, quitter, json!({"type": "pass"})).await;
+    assert_eq!(s, StatusCode::FORBIDDEN, "{b}");
+    let (_, t) = app.get(&format!("/v1/tournaments/{id}"), &org.token).await;
+    let me = t["players"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["user_id"] == json!(quitter.id))
+        .unwrap();
+    assert_eq!(me["escaped"], true);
+    assert_eq!(me["eliminated_round"], 1);
+    assert_eq!(t["prize_pool"], 40, "the escaper's fee stays in the pool");
+    // The escaper may play elsewhere now.
+    let (s, _) = app
+        .post(
+            "/v1/matches",
+            &quitter.token,
+            json!({"game": "chexuan", "seats": 2}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+    // The others leave too; automatic play finishes the table and the pool goes to a stayer…
+    // except that every one of them left, so the best of them wins.
+    for p in [&players[0], &players[1], &players[3]] {
+        let (s, _) = app
+            .post(
+                &format!("/v1/matches/{match_id}/leave"),
+                &p.token,
+                json!({}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+    }
+    let t = wait_finished(&app, &id, 60).await;
+    assert!(t["winner"].is_string());
+    app.assert_ledger_reconciles().await;
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+fn spawn_server(database_url: &str, port: u16) -> Child {
+    Command::new(env!("CARGO_BIN_EXE_paiju"))
+        .env("DATABASE_URL", database_url)
+        .env("PAIJU_BIND", format!("127.0.0.1:{port}"))
+        .env("JWT_SECRET", "test secret, not for production")
+        .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
+        .env("PAIJU_SWEEP_MS", "100")
+        .env("RUST_LOG", "warn")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("starting the paiju binary")
+}
+
+async fn wait_healthy(client: &reqwest::Client, address: &str) {
+    for _ in 0..200 {
+        if let Ok(r) = client.get(format!("{address}/healthz")).send().await
+            && r.status() == StatusCode::OK
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("the server at {address} did not come up");
+}
+
+/// kill -9 of the server mid-tournament, then a restart: the tournament finishes with the same
+/// ledger totals and no table plays more hands than it should.
+#[tokio::test]
+async fn a_killed_server_resumes_the_tournament_after_restart() {
+    let database_url = fresh_database().await;
+    let port = free_port();
+    let address = format!("http://127.0.0.1:{port}");
+    let mut server = spawn_server(&database_url, port);
+    let client = reqwest::Client::new();
+    wait_healthy(&client, &address).await;
+    let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
+    let app = TestApp::connect(address.clone(), pool).await;
+    let org = organiser(&app).await;
+    let id = create(&app, &org, 25, 3, 1).await;
+    let players = register_players(&app, &id, 16, 100, "k").await;
+    let (s, _) = app
+        .post(
+            &format!("/v1/tournaments/{id}/start"),
+            &org.token,
+            json!({}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    // Let the first round get going, then kill the process without warning.
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    server.kill().expect("kill -9");
+    server.wait().unwrap();
+    let mid: i64 = sqlx::query_scalar("SELECT count(*) FROM match_actions")
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+    assert!(mid > 0, "play had started before the kill");
+    let mut server = spawn_server(&database_url, port);
+    wait_healthy(&client, &address).await;
+    let t = wait_finished(&app, &id, 120).await;
+    check_bracket(&t, 16, 3);
+    assert!(
+        hands_per_table(&app, &id).await.iter().all(|&h| h == 3),
+        "no table played twice"
+    );
+    let total = total_coins(&app, &players).await;
+    assert_eq!(total, 16 * 100, "fees in = prize out");
+    app.assert_ledger_reconciles().await;
+    server.kill().ok();
+    server.wait().ok();
+}
+
+async fn total_coins(app: &TestApp, players: &[Player]) -> i64 {
+    let mut total = 0;
+    for p in players {
+        total += app.coins(p).await;
+    }
+    total
+}
+
+#[tokio::test]
+async fn a_tournament_starts_by_itself_at_starts_at() {
+    let app = spawn_app().await;
+    let org = organiser(&app).await;
+    let starts_at = (chrono::Utc::now() + chrono::Duration::seconds(2)).to_rfc3339();
+    let (s, t) = app
+        .post(
+            "/v1/tournaments",
+            &org.token,
+            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 1,
+                   "options": {"turn_timeout_secs": 1}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    let id = t["id"].as_str().unwrap().to_string();
+    register_players(&app, &id, 4, 0, "auto").await;
+    let t = wait_finished(&app, &id, 60).await;
+    assert!(t["started_at"].is_string());
+    check_bracket(&t, 4, 1);
+}
