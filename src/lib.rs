@@ -6,6 +6,7 @@ pub mod db;
 pub mod error;
 pub mod ledger;
 pub mod matches;
+pub mod metrics;
 pub mod openapi;
 pub mod pglocal;
 pub mod routes;

@@ -4,7 +4,7 @@
 use std::net::TcpListener;
 
 use actix_web::dev::Server;
-use actix_web::{App, HttpServer, web};
+use actix_web::{App, HttpServer, middleware, web};
 use anyhow::Context;
 use sqlx::PgPool;
 use tokio::sync::watch;
@@ -16,6 +16,7 @@ use crate::config::Config;
 use crate::matches::lobby::LobbySettings;
 use crate::matches::notify::Hub;
 use crate::matches::sweeper;
+use crate::metrics::{self, Metrics, RateLimiter};
 use crate::{db, pglocal, routes};
 
 pub struct Application {
@@ -77,12 +78,18 @@ impl Application {
         let port = listener.local_addr()?.port();
         let pool_data = web::Data::new(pool.clone());
         let hub_data = web::Data::new(hub);
+        let metrics = web::Data::new(Metrics::default());
+        let limiter = web::Data::new(RateLimiter::new(config.auth_per_minute));
         let lobby_data = web::Data::new(LobbySettings {
             turn_timeout_secs: config.lobby_turn_timeout_secs,
         });
         let server = HttpServer::new(move || {
             App::new()
+                .wrap(middleware::from_fn(metrics::rate_limit))
+                .wrap(middleware::from_fn(metrics::track))
                 .wrap(TracingLogger::default())
+                .app_data(metrics.clone())
+                .app_data(limiter.clone())
                 .app_data(pool_data.clone())
                 .app_data(jwt.clone())
                 .app_data(hub_data.clone())

@@ -20,6 +20,7 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/healthz"),
     ("get", "/openapi.json"),
+    ("get", "/metrics"),
     ("post", "/v1/auth/register"),
     ("post", "/v1/auth/login"),
     ("get", "/v1/me"),
@@ -55,6 +56,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .app_data(web::PathConfig::default().error_handler(path_error))
     .service(health::healthz)
     .service(health::openapi)
+    .service(crate::metrics::scrape)
     .service(auth::register)
     .service(auth::login)
     .service(me::me)

@@ -259,3 +259,55 @@ async fn health_and_unknown_routes() {
         (StatusCode::NOT_FOUND, Some("not_found"))
     );
 }
+
+#[tokio::test]
+async fn register_and_login_are_rate_limited_per_address() {
+    let app = crate::helpers::spawn_app_with(|c| c.auth_per_minute = 3).await;
+    // The admin's login in spawn_app took one token.
+    app.register("rl_one").await;
+    app.register("rl_two").await;
+    let (s, b) = app
+        .call(
+            Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": "rl_one", "password": "password123"})),
+        )
+        .await;
+    assert_eq!(
+        (s, b["code"].as_str()),
+        (StatusCode::TOO_MANY_REQUESTS, Some("rate_limited")),
+        "{b}"
+    );
+    // Other routes are not limited.
+    let (s, _) = app.call(Method::GET, "/healthz", None, None).await;
+    assert_eq!(s, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn metrics_are_served_in_prometheus_format() {
+    let app = spawn_app().await;
+    app.register("metric_user").await;
+    let res = app
+        .client
+        .get(format!("{}/metrics", app.address))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert!(
+        res.headers()["content-type"]
+            .to_str()
+            .unwrap()
+            .starts_with("text/plain")
+    );
+    let text = res.text().await.unwrap();
+    for needle in [
+        "paiju_http_requests_total{method=\"POST\",route=\"/v1/auth/register\",status=\"201\"} 1",
+        "# TYPE paiju_action_seconds histogram",
+        "paiju_matches{status=\"playing\"} 0",
+        "paiju_sweeper_lag_seconds 0",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in\n{text}");
+    }
+}

@@ -1,0 +1,243 @@
+//! Prometheus metrics (`GET /metrics`) and the per-address rate limit of register and login.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+use std::net::IpAddr;
+use std::sync::Mutex;
+use std::time::Instant;
+
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::middleware::Next;
+use actix_web::{Error, HttpResponse, ResponseError, get, web};
+use sqlx::PgPool;
+
+use crate::error::{ApiError, ApiResult};
+
+/// Upper bounds (seconds) of the action latency histogram's buckets.
+const BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
+];
+
+#[derive(Default)]
+struct Histogram {
+    counts: [u64; BUCKETS.len()],
+    count: u64,
+    sum: f64,
+}
+
+#[derive(Default)]
+pub struct Metrics {
+    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    actions: Mutex<Histogram>,
+}
+
+impl Metrics {
+    fn observe(&self, method: &str, route: &str, status: u16, secs: f64) {
+        if let Ok(mut r) = self.requests.lock() {
+            *r.entry((method.to_string(), route.to_string(), status))
+                .or_default() += 1;
+        }
+        if route == "/v1/matches/{id}/actions"
+            && let Ok(mut h) = self.actions.lock()
+        {
+            for (i, b) in BUCKETS.iter().enumerate() {
+                if secs <= *b {
+                    h.counts[i] += 1;
+                }
+            }
+            h.count += 1;
+            h.sum += secs;
+        }
+    }
+
+    fn render(&self, out: &mut String) {
+        out.push_str(
+            "# HELP paiju_http_requests_total HTTP requests by method, route and status.\n",
+        );
+        out.push_str("# TYPE paiju_http_requests_total counter\n");
+        if let Ok(r) = self.requests.lock() {
+            for ((method, route, status), n) in r.iter() {
+                let _ = writeln!(
+                    out,
+                    "paiju_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}"
+                );
+            }
+        }
+        out.push_str("# HELP paiju_action_seconds Latency of POST /v1/matches/{id}/actions.\n");
+        out.push_str("# TYPE paiju_action_seconds histogram\n");
+        if let Ok(h) = self.actions.lock() {
+            for (i, b) in BUCKETS.iter().enumerate() {
+                let _ = writeln!(
+                    out,
+                    "paiju_action_seconds_bucket{{le=\"{b}\"}} {}",
+                    h.counts[i]
+                );
+            }
+            let _ = writeln!(
+                out,
+                "paiju_action_seconds_bucket{{le=\"+Inf\"}} {}",
+                h.count
+            );
+            let _ = writeln!(out, "paiju_action_seconds_sum {}", h.sum);
+            let _ = writeln!(out, "paiju_action_seconds_count {}", h.count);
+        }
+    }
+}
+
+/// Counts every request by its route pattern (not its path, so ids do not explode the labels).
+pub async fn track(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    let started = Instant::now();
+    let registry = req.app_data::<web::Data<Metrics>>().cloned();
+    let method = req.method().to_string();
+    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
+    let res = next.call(req).await?.map_into_boxed_body();
+    if let Some(m) = registry {
+        m.observe(
+            &method,
+            &route,
+            res.status().as_u16(),
+            started.elapsed().as_secs_f64(),
+        );
+    }
+    Ok(res)
+}
+
+/// A token bucket per client address for the routes that hash passwords.
+pub struct RateLimiter {
+    per_minute: f64,
+    burst: f64,
+    buckets: Mutex<HashMap<IpAddr, (f64, Instant)>>,
+}
+
+impl RateLimiter {
+    const LIMITED: [&'static str; 2] = ["/v1/auth/register", "/v1/auth/login"];
+    const MAX_TRACKED: usize = 100_000;
+
+    pub fn new(per_minute: u32) -> RateLimiter {
+        RateLimiter {
+            per_minute: per_minute as f64,
+            burst: per_minute.max(1) as f64,
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Takes a token for `ip`; `false` when its bucket is empty.
+    pub fn allow(&self, ip: IpAddr, now: Instant) -> bool {
+        let Ok(mut buckets) = self.buckets.lock() else {
+            return true;
+        };
+        if buckets.len() >= Self::MAX_TRACKED {
+            // Addresses whose buckets have refilled carry no information: forget them.
+            let (rate, burst) = (self.per_minute / 60.0, self.burst);
+            buckets.retain(|_, (tokens, at)| {
+                *tokens + now.duration_since(*at).as_secs_f64() * rate < burst
+            });
+        }
+        let (tokens, at) = buckets.entry(ip).or_insert((self.burst, now));
+        *tokens = (*tokens + now.duration_since(*at).as_secs_f64() * self.per_minute / 60.0)
+            .min(self.burst);
+        *at = now;
+        if *tokens >= 1.0 {
+            *tokens -= 1.0;
+            true
+        } else {
+            false
+        }
+    }
+}
+
+pub async fn rate_limit(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, Error> {
+    if RateLimiter::LIMITED.contains(&req.path())
+        && let Some(limiter) = req.app_data::<web::Data<RateLimiter>>()
+        && let Some(ip) = req.peer_addr().map(|a| a.ip())
+        && !limiter.allow(ip, Instant::now())
+    {
+        let err = ApiError::RateLimited(
+            "too many register or login attempts from this address; wait a minute".into(),
+        );
+        let mut res = err.error_response();
+        res.headers_mut().insert(
+            actix_web::http::header::RETRY_AFTER,
+            actix_web::http::header::HeaderValue::from_static("60"),
+        );
+        return Ok(req.into_response(res));
+    }
+    Ok(next.call(req).await?.map_into_boxed_body())
+}
+
+/// Prometheus text format.
+#[get("/metrics")]
+pub async fn scrape(pool: web::Data<PgPool>, m: web::Data<Metrics>) -> ApiResult<HttpResponse> {
+    let mut out = String::new();
+    m.render(&mut out);
+    let by_status: Vec<(String, i64)> =
+        sqlx::query_as("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status")
+            .fetch_all(pool.get_ref())
+            .await?;
+    out.push_str("# HELP paiju_matches Matches by status.\n# TYPE paiju_matches gauge\n");
+    for status in ["waiting", "playing", "finished", "aborted"] {
+        let n = by_status.iter().find(|r| r.0 == status).map_or(0, |r| r.1);
+        let _ = writeln!(out, "paiju_matches{{status=\"{status}\"}} {n}");
+    }
+    let lag: f64 = sqlx::query_scalar(
+        "SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(deadline_at)), 0)::float8
+           FROM matches WHERE deadline_at <= now()",
+    )
+    .fetch_one(pool.get_ref())
+    .await?;
+    out.push_str(
+        "# HELP paiju_sweeper_lag_seconds How long the most overdue turn has waited past its deadline.\n\
+         # TYPE paiju_sweeper_lag_seconds gauge\n",
+    );
+    let _ = writeln!(out, "paiju_sweeper_lag_seconds {lag}");
+    Ok(HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(out))
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[test]
+    fn a_bucket_empties_and_refills_with_time() {
+        let l = RateLimiter::new(3);
+        let ip: IpAddr = "10.0.0.1".parse().unwrap();
+        let t0 = Instant::now();
+        assert!((0..3).all(|_| l.allow(ip, t0)));
+        assert!(!l.allow(ip, t0));
+        assert!(
+            l.allow("10.0.0.2".parse().unwrap(), t0),
+            "other addresses have their own bucket"
+        );
+        assert!(
+            l.allow(ip, t0 + Duration::from_secs(21)),
+            "one token back after 20 s"
+        );
+        assert!(!l.allow(ip, t0 + Duration::from_secs(21)));
+    }
+
+    #[test]
+    fn latencies_land_in_cumulative_buckets() {
+        let m = Metrics::default();
+        m.observe("POST", "/v1/matches/{id}/actions", 200, 0.003);
+        m.observe("GET", "/healthz", 200, 0.0001);
+        let mut out = String::new();
+        m.render(&mut out);
+        assert!(out.contains("paiju_action_seconds_bucket{le=\"0.0025\"} 0"));
+        assert!(out.contains("paiju_action_seconds_bucket{le=\"0.005\"} 1"));
+        assert!(out.contains("paiju_action_seconds_count 1"));
+        assert!(out.contains(
+            "paiju_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1"
+        ));
+    }
+}
