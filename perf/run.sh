@@ -7,9 +7,12 @@
 #      (spread) and on clients/4 tables (hot: as many tables as paiju-load plays), the move
 #      mix (move/stake/settle), then paiju-load against SERVERS paiju processes;
 #   4. prints the table and the ratios.
-# Environment: RUN_SECS (20), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), KEEP_DBS (unset).
+# Environment: RUN_SECS (20), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), KEEP_DBS (unset);
+# DATABASE_URL (a server on 127.0.0.1 instead of the local cluster; any database name, the
+# scratch databases are created beside it) with PGDATA (its data directory, for the CPU column).
 # Only 127.0.0.1 is ever contacted. Every wait is bounded.
 set -euo pipefail
+TIMEFORMAT='%U %S'
 cd "$(dirname "$0")/.."
 
 RUN_SECS=${RUN_SECS:-20}
@@ -86,21 +89,53 @@ pgbench_percentiles() {
 }
 
 ROWS=()
-row() { ROWS+=("$(printf '| %7s | %-38s | %9s | %7s | %7s | %7s | %8s |' "$@")"); }
+row() { ROWS+=("$(printf '| %7s | %-40s | %8.1f | %6s | %6s | %6s | %7s | %6s | %6s | %6s |' "$@")"); }
 
-# run_pgbench CLIENTS LABEL NROWS SCRIPT-ARGS…: one pgbench run; prints "tps p50 p95 p99 max".
+# CPU clock ticks used so far by PostgreSQL: the postmaster, its live children and (through
+# cutime/cstime) the children that have exited, such as pgbench's connections.
+HZ=$(getconf CLK_TCK)
+pg_ticks() {
+    [ -n "$PG_PID" ] || { echo 0; return; }
+    local t p
+    t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$PG_PID/stat")
+    for p in $(pgrep -P "$PG_PID"); do
+        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$t"
+}
+server_ticks() {
+    local t=0 p
+    for p in "${SERVER_PIDS[@]}"; do
+        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+    done
+    echo "$t"
+}
+# ms_per TICKS COUNT: CPU milliseconds per move.
+ms_per() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "-" }'; }
+# Children's user+system seconds from bash's `time` with TIMEFORMAT='%U %S'.
+secs_of() { awk '{print $1 + $2}' "$1"; }
+
+# run_pgbench CLIENTS NROWS LABEL SCRIPT-ARGS…: one pgbench run; adds its row and sets
+# R_TPS and R_P99.
 run_pgbench() {
-    local c=$1 label=$2 nrows=$3 prefix
+    local c=$1 nrows=$2 label=$3 prefix pg0 pg1 tps n p50 p95 p99 pmax
     shift 3
-    prefix="$OUT/pgbench-$c-${label// /_}"
+    prefix="$OUT/pgbench-$c-$nrows-${label//[^a-z0-9]/_}"
     sql "$BASE/$BENCH_DB" -c CHECKPOINT
+    pg0=$(pg_ticks)
     # shellcheck disable=SC2068
-    pgbench "$BASE/$BENCH_DB" -n -M prepared $@ -D nrows="$nrows" -c "$c" -j 2 -T "$RUN_SECS" \
-        -l --log-prefix="$prefix" >"$prefix.txt" 2>&1 || die "pgbench failed: $(tail -5 "$prefix.txt")"
+    { time pgbench "$BASE/$BENCH_DB" -n -M prepared $@ -D nrows="$nrows" -c "$c" -j 2 \
+        -T "$RUN_SECS" -l --log-prefix="$prefix" >"$prefix.txt" 2>&1; } 2>"$prefix.time" ||
+        die "pgbench failed: $(tail -5 "$prefix.txt")"
+    pg1=$(pg_ticks)
     grep -q "number of failed transactions: 0 " "$prefix.txt" || die "pgbench had failures: $prefix.txt"
-    local tps
     tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$prefix.txt")
-    echo "$tps $(pgbench_percentiles "$prefix".[0-9]*)"
+    n=$(cat "$prefix".[0-9]* | wc -l)
+    read -r p50 p95 p99 pmax <<<"$(pgbench_percentiles "$prefix".[0-9]*)"
+    row "$c" "$label" "$tps" "$p50" "$p95" "$p99" "$pmax" "$(ms_per $((pg1 - pg0)) "$n")" "-" \
+        "$(awk -v s="$(secs_of "$prefix.time")" -v n="$n" 'BEGIN { printf "%.2f", s * 1000 / n }')"
+    R_TPS=$tps
+    R_P99=$p99
 }
 
 json_num() { sed -n "s/.*\"$2\":\([0-9.]*\).*/\1/p" <<<"$1"; }
@@ -122,6 +157,13 @@ else
         stop_servers
     fi
     BASE=postgres://postgres@127.0.0.1:$(cat data/pg/paiju.port)
+fi
+# The postmaster, for CPU accounting: the local cluster's, or PGDATA's with DATABASE_URL.
+PG_PID=
+PG_DIR=${PGDATA:-}
+[ -n "${DATABASE_URL:-}" ] || PG_DIR=data/pg
+if [ -n "$PG_DIR" ] && [ -r "$PG_DIR/postmaster.pid" ]; then
+    PG_PID=$(head -1 "$PG_DIR/postmaster.pid")
 fi
 case $BASE in
 postgres://*@127.0.0.1:* | postgresql://*@127.0.0.1:* | postgres://*@localhost:*) ;;
@@ -150,6 +192,13 @@ PG_SETTINGS=$(psql "$BASE/postgres" -X -At -F ' ' -c \
 HEADER="$(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · $(free -g | awk '/^Mem:/ {print $2}') GiB · PostgreSQL $PG_VERSION ($PG_SETTINGS) · $SERVERS paiju process(es) · ${RUN_SECS} s per run"
 LOADS=()
 SUMMARY=()
+OTHERS=()
+# Client connections to databases other than ours: other people's work on the same cluster.
+others() {
+    psql "$BASE/postgres" -X -At -c "SELECT count(*) FROM pg_stat_activity
+        WHERE backend_type = 'client backend' AND pid <> pg_backend_pid()
+          AND datname NOT IN ('$BENCH_DB', '$PAIJU_DB')"
+}
 
 for c in $CLIENTS; do
     hot=$((c / 4))
@@ -157,34 +206,51 @@ for c in $CLIENTS; do
     LOADS+=("$c clients: load average before $(cut -d' ' -f1-3 /proc/loadavg)")
 
     say "== $c clients: pgbench move.sql, $MATCHES tables"
-    r=$(run_pgbench "$c" spread "$MATCHES" -f perf/move.sql)
-    read -r s_tps s50 s95 s99 smax <<<"$r"
-    row "$c" "pgbench move.sql, $MATCHES tables" "$s_tps" "$s50" "$s95" "$s99" "$smax"
-
+    run_pgbench "$c" "$MATCHES" "pgbench move.sql, $MATCHES tables" -f perf/move.sql
+    s_tps=$R_TPS s99=$R_P99
     say "== $c clients: pgbench move.sql, $hot tables"
-    r=$(run_pgbench "$c" hot "$hot" -f perf/move.sql)
-    read -r h_tps h50 h95 h99 hmax <<<"$r"
-    row "$c" "pgbench move.sql, $hot tables (hot)" "$h_tps" "$h50" "$h95" "$h99" "$hmax"
-
+    run_pgbench "$c" "$hot" "pgbench move.sql, $hot tables (hot)" -f perf/move.sql
+    h_tps=$R_TPS h99=$R_P99
     say "== $c clients: pgbench move mix 63/30/7, $MATCHES tables"
-    r=$(run_pgbench "$c" mix "$MATCHES" "$MIX")
-    read -r m_tps m50 m95 m99 mmax <<<"$r"
-    row "$c" "pgbench mix move/stake/settle 63/30/7" "$m_tps" "$m50" "$m95" "$m99" "$mmax"
+    run_pgbench "$c" "$MATCHES" "pgbench mix move/stake/settle 63/30/7" "$MIX"
+    m_tps=$R_TPS m99=$R_P99
+    say "== $hot clients: pgbench move.sql, $hot tables (paiju's moves in flight)"
+    run_pgbench "$hot" "$hot" "pgbench move.sql, $hot tables, $hot clients" -f perf/move.sql
+    e_tps=$R_TPS e99=$R_P99
 
     say "== $c clients: paiju-load"
     sql "$BASE/$PAIJU_DB" -c CHECKPOINT
-    timeout $((RUN_SECS + 180)) "$BIN/paiju-load" "${URLS[@]}" --clients "$c" \
+    # CPU is counted from the moment play starts (registering players costs the server an
+    # argon2 hash each, which is not a move's work).
+    : >"$OUT/load-$c.progress"
+    { time timeout $((RUN_SECS + 180)) "$BIN/paiju-load" "${URLS[@]}" --clients "$c" \
         --duration "$RUN_SECS" --timeout-secs 3600 --hands 10 \
-        >"$OUT/load-$c.txt" 2>"$OUT/load-$c.progress" || die "paiju-load failed: $(tail -3 "$OUT/load-$c.progress")"
+        >"$OUT/load-$c.txt" 2>"$OUT/load-$c.progress"; } 2>"$OUT/load-$c.time" &
+    load_pid=$!
+    for _ in $(seq 1 1200); do
+        grep -q '^paiju-load: playing' "$OUT/load-$c.progress" && break
+        kill -0 "$load_pid" 2>/dev/null || break
+        sleep 0.1
+    done
+    pg0=$(pg_ticks)
+    sv0=$(server_ticks)
+    wait "$load_pid" || die "paiju-load failed: $(tail -3 "$OUT/load-$c.progress")"
+    pg1=$(pg_ticks)
+    sv1=$(server_ticks)
+    OTHERS+=("$c clients: other client connections on the cluster after the runs: $(others)")
     j=$(tail -1 "$OUT/load-$c.txt")
     p_mps=$(json_num "$j" moves_per_sec)
     p99=$(json_num "$j" p99_ms)
+    moves=$(json_num "$j" moves)
+    # paiju-load's own CPU includes registering its players before the clock starts.
     row "$c" "paiju-load, $hot tables, $SERVERS server(s)" "$p_mps" "$(json_num "$j" p50_ms)" \
-        "$(json_num "$j" p95_ms)" "$p99" "$(json_num "$j" max_ms)"
-    SUMMARY+=("$(awk -v c="$c" -v p="$p_mps" -v s="$s_tps" -v h="$h_tps" -v m="$m_tps" \
-        -v pp="$p99" -v sp="$s99" -v hp="$h99" -v mp="$m99" 'BEGIN {
-        printf "%s clients: paiju = %.0f%% of move.sql spread, %.0f%% of hot, %.0f%% of the mix; p99 %.1f× spread, %.1f× hot, %.1f× mix",
-            c, 100 * p / s, 100 * p / h, 100 * p / m, pp / sp, pp / hp, pp / mp }')")
+        "$(json_num "$j" p95_ms)" "$p99" "$(json_num "$j" max_ms)" \
+        "$(ms_per $((pg1 - pg0)) "$moves")" "$(ms_per $((sv1 - sv0)) "$moves")" \
+        "$(awk -v s="$(secs_of "$OUT/load-$c.time")" -v n="$moves" 'BEGIN { printf "%.2f", s * 1000 / n }')"
+    SUMMARY+=("$(awk -v c="$c" -v q="$hot" -v p="$p_mps" -v s="$s_tps" -v h="$h_tps" -v m="$m_tps" \
+        -v e="$e_tps" -v pp="$p99" -v sp="$s99" -v hp="$h99" -v mp="$m99" -v ep="$e99" 'BEGIN {
+        printf "%s clients: paiju = %.0f%% of move.sql spread (p99 %.2f×), %.0f%% of hot (p99 %.2f×), %.0f%% of the mix (p99 %.2f×); at equal moves in flight (pgbench %s clients): %.0f%% (p99 %.2f×)",
+            c, 100 * p / s, pp / sp, 100 * p / h, pp / hp, 100 * p / m, pp / mp, q, 100 * p / e, pp / ep }')")
     SUMMARY+=("    409s $(json_obj "$j" conflicts) · errors $(json_obj "$j" errors) · moves $(json_obj "$j" moves_by_type)")
     LOADS+=("$c clients: load average after $(cut -d' ' -f1-3 /proc/loadavg)")
 done
@@ -198,10 +264,13 @@ fi
 
 echo "$HEADER"
 echo
-echo "| clients | what                                   | moves/s   | p50 ms  | p95 ms  | p99 ms  | max ms   |"
-echo "|--------:|----------------------------------------|----------:|--------:|--------:|--------:|---------:|"
+echo "| clients | what                                     | moves/s  | p50 ms | p95 ms | p99 ms | max ms  | DB CPU | app CPU | client CPU |"
+echo "|--------:|------------------------------------------|---------:|-------:|-------:|-------:|--------:|-------:|-------:|-------:|"
 printf '%s\n' "${ROWS[@]}"
 echo
 printf '%s\n' "${SUMMARY[@]}"
 printf '%s\n' "${LOADS[@]}"
+printf '%s\n' "${OTHERS[@]}"
+echo "CPU columns: milliseconds of CPU per move (DB: every PostgreSQL process; app: the paiju"
+echo "server(s); client: pgbench or paiju-load). $(nproc) cores give $(nproc)000 ms of CPU per second."
 echo "logs: $OUT"

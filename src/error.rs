@@ -180,6 +180,12 @@ impl From<sqlx::Error> for ApiError {
                 Some("40001") | Some("40P01") => {
                     return ApiError::Conflict("concurrent update; retry".into());
                 }
+                // The server is shutting down or restarting, or the connection broke.
+                Some(code) if code.starts_with("57P") || code.starts_with("08") => {
+                    return ApiError::Unavailable(
+                        "the database is not reachable right now; retry".into(),
+                    );
+                }
                 Some("23514") if db.constraint() == Some("accounts_balance_not_negative") => {
                     return ApiError::InsufficientCoins(
                         "not enough coins in the wallet for this".into(),

@@ -137,35 +137,39 @@ impl Application {
 /// `PAIJU_ADMIN`: creates the admin account, or makes an existing account with that password an
 /// admin. An existing account with another password is left alone (someone else's account).
 async fn ensure_admin(pool: &PgPool, username: &str, password: &str) -> anyhow::Result<()> {
-    let existing: Option<(uuid::Uuid, String)> =
-        sqlx::query_as("SELECT id, password_hash FROM users WHERE lower(username) = lower($1)")
-            .bind(username)
-            .fetch_optional(pool)
-            .await?;
-    match existing {
-        None => {
-            routes::auth::create_user(pool, username, password, Role::Admin)
-                .await
-                .map_err(|e| anyhow::anyhow!("creating the admin account: {e}"))?;
-            tracing::info!(username, "admin account created");
-        }
-        Some((id, hash)) => {
-            let pw = password.to_string();
-            let ok = tokio::task::spawn_blocking(move || verify_password(&pw, &hash)).await?;
-            if ok {
-                sqlx::query("UPDATE users SET role = 'admin' WHERE id = $1")
-                    .bind(id)
-                    .execute(pool)
-                    .await?;
-                tracing::info!(username, "admin account present");
-            } else {
-                tracing::warn!(
-                    username,
-                    "PAIJU_ADMIN names an existing account with a different password; not \
-                     making it an admin"
-                );
+    // Two processes starting together may both try to create it: the loser looks again.
+    for _ in 0..2 {
+        let existing: Option<(uuid::Uuid, String)> =
+            sqlx::query_as("SELECT id, password_hash FROM users WHERE lower(username) = lower($1)")
+                .bind(username)
+                .fetch_optional(pool)
+                .await?;
+        let Some((id, hash)) = existing else {
+            match routes::auth::create_user(pool, username, password, Role::Admin).await {
+                Ok(_) => {
+                    tracing::info!(username, "admin account created");
+                    return Ok(());
+                }
+                Err(crate::error::ApiError::Conflict(_)) => continue,
+                Err(e) => anyhow::bail!("creating the admin account: {e}"),
             }
+        };
+        let pw = password.to_string();
+        let ok = tokio::task::spawn_blocking(move || verify_password(&pw, &hash)).await?;
+        if ok {
+            sqlx::query("UPDATE users SET role = 'admin' WHERE id = $1")
+                .bind(id)
+                .execute(pool)
+                .await?;
+            tracing::info!(username, "admin account present");
+        } else {
+            tracing::warn!(
+                username,
+                "PAIJU_ADMIN names an existing account with a different password; not \
+                 making it an admin"
+            );
         }
+        return Ok(());
     }
-    Ok(())
+    anyhow::bail!("could not create or find the admin account {username:?}")
 }

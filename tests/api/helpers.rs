@@ -1,3 +1,4 @@
+use std::process::{Child, Command, Stdio};
 use std::str::FromStr;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -290,4 +291,57 @@ impl TestApp {
         .unwrap();
         assert_eq!(negative, 0);
     }
+}
+
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// Where a spawned server on `port` writes its log.
+pub fn server_log(port: u16) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("paiju-test-server-{port}.log"))
+}
+
+/// Runs the real `paiju` binary against `database_url` on `port`.
+pub fn spawn_server(database_url: &str, port: u16) -> Child {
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(server_log(port))
+        .expect("a log file for the server");
+    Command::new(env!("CARGO_BIN_EXE_paiju"))
+        .env("DATABASE_URL", database_url)
+        .env("PAIJU_BIND", format!("127.0.0.1:{port}"))
+        .env("JWT_SECRET", "test secret, not for production")
+        .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
+        .env("PAIJU_SWEEP_MS", "100")
+        .env("PAIJU_AUTH_PER_MIN", "100000")
+        .env("RUST_LOG", "warn,paiju=info")
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(log))
+        .spawn()
+        .expect("starting the paiju binary")
+}
+
+pub async fn wait_healthy(address: &str) {
+    let client = reqwest::Client::new();
+    for _ in 0..300 {
+        if let Ok(r) = client.get(format!("{address}/healthz")).send().await
+            && r.status() == StatusCode::OK
+        {
+            return;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let port = address
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    let log = std::fs::read_to_string(server_log(port)).unwrap_or_default();
+    panic!("the server at {address} did not come up; its log:\n{log}");
 }

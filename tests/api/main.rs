@@ -4,6 +4,7 @@
 mod accounts;
 mod chexuan;
 mod dazha;
+mod faults;
 mod helpers;
 mod openapi;
 mod tournaments;

@@ -1,12 +1,13 @@
 //! 比赛场 knockout tournaments through HTTP, played out by automatic play.
 
-use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{ADMIN, Player, TestApp, fresh_database, spawn_app};
+use crate::helpers::{
+    Player, TestApp, free_port, fresh_database, spawn_app, spawn_server, wait_healthy,
+};
 
 async fn organiser(app: &TestApp) -> Player {
     let o = app.register("organiser").await;
@@ -486,40 +487,6 @@ async fn an_escaper_is_eliminated_and_replaced_by_automatic_play() {
     app.assert_ledger_reconciles().await;
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn spawn_server(database_url: &str, port: u16) -> Child {
-    Command::new(env!("CARGO_BIN_EXE_paiju"))
-        .env("DATABASE_URL", database_url)
-        .env("PAIJU_BIND", format!("127.0.0.1:{port}"))
-        .env("JWT_SECRET", "test secret, not for production")
-        .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
-        .env("PAIJU_SWEEP_MS", "100")
-        .env("RUST_LOG", "warn")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("starting the paiju binary")
-}
-
-async fn wait_healthy(client: &reqwest::Client, address: &str) {
-    for _ in 0..200 {
-        if let Ok(r) = client.get(format!("{address}/healthz")).send().await
-            && r.status() == StatusCode::OK
-        {
-            return;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    panic!("the server at {address} did not come up");
-}
-
 /// kill -9 of the server mid-tournament, then a restart: the tournament finishes with the same
 /// ledger totals and no table plays more hands than it should.
 #[tokio::test]
@@ -528,8 +495,7 @@ async fn a_killed_server_resumes_the_tournament_after_restart() {
     let port = free_port();
     let address = format!("http://127.0.0.1:{port}");
     let mut server = spawn_server(&database_url, port);
-    let client = reqwest::Client::new();
-    wait_healthy(&client, &address).await;
+    wait_healthy(&address).await;
     let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
     let app = TestApp::connect(address.clone(), pool).await;
     let org = organiser(&app).await;
@@ -553,7 +519,7 @@ async fn a_killed_server_resumes_the_tournament_after_restart() {
         .unwrap();
     assert!(mid > 0, "play had started before the kill");
     let mut server = spawn_server(&database_url, port);
-    wait_healthy(&client, &address).await;
+    wait_healthy(&address).await;
     let t = wait_finished(&app, &id, 120).await;
     check_bracket(&t, 16, 3);
     assert!(

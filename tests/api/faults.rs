@@ -1,0 +1,334 @@
+//! Faults: two server processes on one database, kill -9 under load, a database outage, and
+//! graceful shutdown. The servers are the real `paiju` binary.
+
+use std::collections::HashMap;
+use std::process::Command;
+use std::time::Duration;
+
+use paiju::config::Config;
+use paiju::startup::Application;
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    ADMIN, Player, TestApp, free_port, fresh_database, spawn_server, wait_healthy,
+};
+
+/// A simple 扯旋 player: the smallest bobo, check or call, and its own cards as the split.
+fn choose(view: &Value) -> Option<Value> {
+    let legal = view["legal_actions"].as_array()?;
+    let has = |t: &str| legal.iter().find(|a| a["type"] == t);
+    if let Some(a) = has("set_bobo") {
+        return Some(json!({"type": "set_bobo", "amount": a["min"]}));
+    }
+    if has("check").is_some() {
+        return Some(json!({"type": "check"}));
+    }
+    if has("call").is_some() {
+        return Some(json!({"type": "call"}));
+    }
+    if has("split").is_some() {
+        let seat = view["you"]["seat"].as_u64()? as usize;
+        let mine = &view["state"]["seats"][seat];
+        let mut cards: Vec<Value> = mine["hidden"].as_array()?.clone();
+        cards.extend(mine["face_up"].as_array()?.iter().cloned());
+        return Some(
+            json!({"type": "split", "head": [cards[0], cards[1]], "tail": [cards[2], cards[3]]}),
+        );
+    }
+    legal.first().cloned()
+}
+
+/// Every match's events are numbered 1..=last_seq without a gap.
+async fn assert_gapless(app: &TestApp, match_id: &str) {
+    let (last, seqs): (i64, Vec<i64>) = sqlx::query_as(
+        "SELECT m.last_seq, COALESCE((SELECT array_agg(seq ORDER BY seq) FROM match_events e
+                                       WHERE e.match_id = m.id), '{}')
+           FROM matches m WHERE m.id = $1::uuid",
+    )
+    .bind(match_id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        seqs,
+        (1..=last).collect::<Vec<_>>(),
+        "events of {match_id} have gaps"
+    );
+}
+
+/// Two processes share the load; one is killed with SIGKILL mid-run and restarted. Every
+/// acknowledged action is in the log exactly once and in order, events are gapless, and the
+/// ledger reconciles.
+#[tokio::test]
+async fn two_processes_and_a_kill_lose_no_acknowledged_move() {
+    let database_url = fresh_database().await;
+    let ports = [free_port(), free_port()];
+    let urls: Vec<String> = ports
+        .iter()
+        .map(|p| format!("http://127.0.0.1:{p}"))
+        .collect();
+    let mut servers = vec![
+        spawn_server(&database_url, ports[0]),
+        spawn_server(&database_url, ports[1]),
+    ];
+    for u in &urls {
+        wait_healthy(u).await;
+    }
+    let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
+    let app = TestApp::connect(urls[0].clone(), pool).await;
+    let mut players: Vec<Player> = Vec::new();
+    for i in 0..6 {
+        players.push(app.player(&format!("load{i}"), 1_000_000).await);
+    }
+    let mut matches: Vec<(String, [usize; 2])> = Vec::new();
+    for m in 0..3 {
+        let (a, b) = (2 * m, 2 * m + 1);
+        let (s, v) = app
+            .post(
+                "/v1/matches",
+                &players[a].token,
+                json!({"game": "chexuan", "seats": 2, "options": {"turn_timeout_secs": 120}}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let id = v["id"].as_str().unwrap().to_string();
+        let (s, _) = app
+            .post(
+                &format!("/v1/matches/{id}/join"),
+                &players[b].token,
+                json!({}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK);
+        matches.push((id, [a, b]));
+    }
+    let client = reqwest::Client::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .unwrap();
+    let mut acked: HashMap<String, Vec<i64>> = HashMap::new();
+    let mut down: Option<usize> = None;
+    let mut step = 0u64;
+    let mut total = 0;
+    while total < 240 {
+        step += 1;
+        assert!(step < 5_000, "the load made no progress");
+        if total == 80 && down.is_none() {
+            servers[1].kill().expect("kill -9");
+            servers[1].wait().unwrap();
+            down = Some(1);
+        }
+        if total == 160 && down == Some(1) {
+            servers[1] = spawn_server(&database_url, ports[1]);
+            wait_healthy(&urls[1]).await;
+            down = None;
+        }
+        let (id, seats) = &matches[(step % 3) as usize];
+        for &p in seats {
+            // Alternate servers; requests to a dead one fail and are not acknowledged.
+            let url = &urls[((step + p as u64) % 2) as usize];
+            let Ok(res) = client
+                .get(format!("{url}/v1/matches/{id}"))
+                .bearer_auth(&players[p].token)
+                .send()
+                .await
+            else {
+                continue;
+            };
+            let view: Value = res.json().await.unwrap();
+            let Some(action) = choose(&view) else {
+                continue;
+            };
+            let body = json!({"version": view["version"], "action": action});
+            let Ok(res) = client
+                .post(format!("{url}/v1/matches/{id}/actions"))
+                .bearer_auth(&players[p].token)
+                .json(&body)
+                .send()
+                .await
+            else {
+                continue;
+            };
+            let status = res.status();
+            let reply: Value = res.json().await.unwrap_or(Value::Null);
+            match status {
+                StatusCode::OK => {
+                    acked
+                        .entry(id.clone())
+                        .or_default()
+                        .push(reply["version"].as_i64().unwrap());
+                    total += 1;
+                }
+                StatusCode::CONFLICT => {}
+                other => panic!("unexpected {other}: {reply}"),
+            }
+        }
+    }
+    for (id, _) in &matches {
+        let versions = &acked[id];
+        assert!(
+            versions.windows(2).all(|w| w[0] < w[1]),
+            "acknowledged versions of {id} out of order"
+        );
+        let logged: i64 = sqlx::query_scalar(
+            "SELECT count(*) FROM match_actions WHERE match_id = $1::uuid AND kind = 'action'",
+        )
+        .bind(id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap();
+        assert_eq!(
+            logged as usize,
+            versions.len(),
+            "every acknowledged action of {id} is logged once"
+        );
+        assert_gapless(&app, id).await;
+        let v = app.view(id, &players[0]).await;
+        assert!(v["version"].as_i64().unwrap() >= *versions.last().unwrap());
+    }
+    app.assert_ledger_reconciles().await;
+    for mut s in servers {
+        s.kill().ok();
+        s.wait().ok();
+    }
+}
+
+/// The database stops for a few seconds: requests fail fast with 503 problem+json, and the
+/// server recovers by itself when it is back.
+#[tokio::test]
+async fn a_database_outage_gets_fast_503s_and_recovery() {
+    let dir = std::env::temp_dir().join(format!("paiju-outage-{}", uuid::Uuid::new_v4().simple()));
+    let d = dir.clone();
+    let cluster = tokio::task::spawn_blocking(move || paiju::pglocal::ensure(&d))
+        .await
+        .unwrap()
+        .unwrap();
+    let config = Config {
+        database_url: Some(cluster.url("paiju")),
+        bind: "127.0.0.1:0".into(),
+        jwt_secret: Some("test secret, not for production".into()),
+        admin: Some((ADMIN.0.into(), ADMIN.1.into())),
+        data_dir: dir.clone(),
+        db_pool: 4,
+        sweep_every: Duration::from_millis(100),
+        token_ttl: Duration::from_secs(3600),
+        lobby_turn_timeout_secs: 1,
+        auth_per_minute: 100_000,
+    };
+    let application = Application::build(config).await.unwrap();
+    let address = format!("http://127.0.0.1:{}", application.port());
+    let pool = application.pool();
+    tokio::spawn(application.run_until_stopped());
+    let app = TestApp::connect(address, pool).await;
+    let p = app.player("outage", 1000).await;
+    assert_eq!(app.coins(&p).await, 1000);
+
+    let d = dir.clone();
+    tokio::task::spawn_blocking(move || paiju::pglocal::ensure(&d).unwrap().stop().unwrap())
+        .await
+        .unwrap();
+    for path in ["/v1/me", "/healthz"] {
+        let started = tokio::time::Instant::now();
+        let res = app
+            .client
+            .get(format!("{}{path}", app.address))
+            .bearer_auth(&p.token)
+            .send()
+            .await
+            .unwrap();
+        let elapsed = started.elapsed();
+        assert_eq!(res.status(), StatusCode::SERVICE_UNAVAILABLE, "{path}");
+        assert_eq!(res.headers()["content-type"], "application/problem+json");
+        let body: Value = res.json().await.unwrap();
+        assert_eq!(body["code"], "unavailable");
+        assert!(elapsed < Duration::from_secs(5), "{path} took {elapsed:?}");
+    }
+    let d = dir.clone();
+    tokio::task::spawn_blocking(move || paiju::pglocal::ensure(&d).unwrap())
+        .await
+        .unwrap();
+    let until = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        let res = app
+            .client
+            .get(format!("{}/v1/me", app.address))
+            .bearer_auth(&p.token)
+            .send()
+            .await
+            .unwrap();
+        if res.status() == StatusCode::OK {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < until,
+            "no recovery: {}",
+            res.status()
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert_eq!(app.coins(&p).await, 1000);
+    let d = dir.clone();
+    tokio::task::spawn_blocking(move || paiju::pglocal::ensure(&d).unwrap().stop().unwrap())
+        .await
+        .unwrap();
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// SIGTERM: the request in flight finishes, then the process exits cleanly.
+#[tokio::test]
+async fn sigterm_lets_in_flight_requests_finish() {
+    let database_url = fresh_database().await;
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let mut server = spawn_server(&database_url, port);
+    wait_healthy(&url).await;
+    let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
+    let app = TestApp::connect(url.clone(), pool).await;
+    let a = app.player("term_a", 1000).await;
+    let (_, v) = app
+        .post(
+            "/v1/matches",
+            &a.token,
+            json!({"game": "chexuan", "seats": 2}),
+        )
+        .await;
+    let id = v["id"].as_str().unwrap().to_string();
+    let poll = tokio::spawn(
+        app.client
+            .get(format!(
+                "{url}/v1/matches/{id}?wait_version={}&timeout=3",
+                v["version"]
+            ))
+            .bearer_auth(a.token.clone())
+            .send(),
+    );
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let status = Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let res = poll
+        .await
+        .unwrap()
+        .expect("the in-flight long-poll got its answer");
+    assert_eq!(res.status(), StatusCode::OK);
+    let until = std::time::Instant::now() + Duration::from_secs(15);
+    let exit = loop {
+        if let Some(s) = server.try_wait().unwrap() {
+            break s;
+        }
+        assert!(std::time::Instant::now() < until, "the server did not stop");
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    assert!(exit.success(), "{exit:?}");
+    assert!(
+        app.client
+            .get(format!("{url}/healthz"))
+            .send()
+            .await
+            .is_err(),
+        "no longer listening"
+    );
+}
