@@ -59,7 +59,7 @@ free_port() {
 start_server() {
     local url=$1 port=$2 i
     env ${url:+DATABASE_URL=$url} PAIJU_BIND="127.0.0.1:$port" JWT_SECRET="$SECRET" \
-        PAIJU_ADMIN=admin:admin-password RUST_LOG=warn "$BIN/paiju" >>"$OUT/server-$port.log" 2>&1 &
+        PAIJU_ADMIN=admin:admin-password PAIJU_AUTH_PER_MIN=1000000 RUST_LOG=warn "$BIN/paiju" >>"$OUT/server-$port.log" 2>&1 &
     SERVER_PIDS+=($!)
     for i in $(seq 1 120); do
         if curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null; then

@@ -15,6 +15,9 @@ pub struct Config {
     pub admin: Option<(String, String)>,
     /// `PAIJU_DATA_DIR`, default `./data`.
     pub data_dir: PathBuf,
+    /// Database of the local cluster (`PAIJU_DB_NAME`, default `paiju`); unused with
+    /// `DATABASE_URL`.
+    pub local_db_name: String,
     /// `PAIJU_DB_POOL`: connections this process keeps (default 16).
     pub db_pool: u32,
     /// How often the deadline sweeper looks for overdue turns (`PAIJU_SWEEP_MS`, default 250).
@@ -56,6 +59,7 @@ impl Config {
             data_dir: var("PAIJU_DATA_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("data")),
+            local_db_name: var("PAIJU_DB_NAME").unwrap_or_else(|| "paiju".into()),
             db_pool: num("PAIJU_DB_POOL", 16)? as u32,
             sweep_every: Duration::from_millis(num("PAIJU_SWEEP_MS", 250)?),
             token_ttl: Duration::from_secs(num("PAIJU_TOKEN_TTL_SECS", 86_400)?),

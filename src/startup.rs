@@ -39,7 +39,7 @@ pub async fn database_url(config: &Config) -> anyhow::Result<String> {
         port = cluster.port,
         "DATABASE_URL is unset: using the project-local PostgreSQL cluster"
     );
-    Ok(cluster.url("paiju"))
+    Ok(cluster.url(&config.local_db_name))
 }
 
 impl Application {

@@ -210,6 +210,7 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
         jwt_secret: Some("test secret, not for production".into()),
         admin: Some((ADMIN.0.into(), ADMIN.1.into())),
         data_dir: dir.clone(),
+        local_db_name: "paiju".into(),
         db_pool: 4,
         sweep_every: Duration::from_millis(100),
         token_ttl: Duration::from_secs(3600),

@@ -102,6 +102,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         jwt_secret: Some("test secret, not for production".into()),
         admin: Some((ADMIN.0.into(), ADMIN.1.into())),
         data_dir: std::env::temp_dir(),
+        local_db_name: "paiju".into(),
         db_pool: 8,
         sweep_every: Duration::from_millis(100),
         token_ttl: Duration::from_secs(3600),
