@@ -127,6 +127,7 @@ run_pgbench() {
     { time pgbench "$BASE/$BENCH_DB" -n -M prepared $@ -D nrows="$nrows" -c "$c" -j 2 \
         -T "$RUN_SECS" -l --log-prefix="$prefix" >"$prefix.txt" 2>&1; } 2>"$prefix.time" ||
         die "pgbench failed: $(tail -5 "$prefix.txt")"
+    sleep 1 # lets the postmaster reap pgbench's backends, whose CPU then shows in its cutime
     pg1=$(pg_ticks)
     grep -q "number of failed transactions: 0 " "$prefix.txt" || die "pgbench had failures: $prefix.txt"
     tps=$(sed -n 's/^tps = \([0-9.]*\) .*/\1/p' "$prefix.txt")

@@ -11,7 +11,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN, Player, TestApp, free_port, fresh_database, spawn_server, wait_healthy,
+    ADMIN, Player, TestApp, free_port, fresh_database, server_log, spawn_server,
+    spawn_server_logging, wait_healthy,
 };
 
 /// A simple 扯旋 player: the smallest bobo, check or call, and its own cards as the split.
@@ -244,6 +245,7 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
         let body: Value = res.json().await.unwrap();
         assert_eq!(body["code"], "unavailable");
         assert!(elapsed < Duration::from_secs(5), "{path} took {elapsed:?}");
+        eprintln!("during the outage {path} answered 503 in {elapsed:?}");
     }
     let d = dir.clone();
     tokio::task::spawn_blocking(move || paiju::pglocal::ensure(&d).unwrap())
@@ -332,4 +334,56 @@ async fn sigterm_lets_in_flight_requests_finish() {
             .is_err(),
         "no longer listening"
     );
+}
+
+/// Even at the most verbose log level, no password or token reaches a log line.
+#[tokio::test]
+async fn no_password_or_token_in_any_log_line() {
+    let database_url = fresh_database().await;
+    let port = free_port();
+    let url = format!("http://127.0.0.1:{port}");
+    let _ = std::fs::remove_file(server_log(port));
+    let mut server = spawn_server_logging(&database_url, port, "trace");
+    wait_healthy(&url).await;
+    let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
+    let app = TestApp::connect(url.clone(), pool).await;
+    let p = app.register("secretive").await;
+    let (s, _) = app
+        .call(
+            reqwest::Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": "secretive", "password": "password123"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK);
+    assert_eq!(app.coins(&p).await, 0);
+    let (s, _) = app
+        .call(
+            reqwest::Method::POST,
+            "/v1/auth/login",
+            None,
+            Some(json!({"username": "secretive", "password": "wrong-password-77"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::UNAUTHORIZED);
+    server.kill().ok();
+    server.wait().ok();
+    let log = std::fs::read_to_string(server_log(port)).unwrap();
+    assert!(log.lines().count() > 10, "trace logging produced lines");
+    for secret in [
+        "password123",
+        "wrong-password-77",
+        ADMIN.1,
+        p.token.as_str(),
+        app.admin_token.as_str(),
+    ] {
+        assert!(
+            !log.contains(secret),
+            "a log line contains a secret ({} chars)",
+            secret.len()
+        );
+    }
+    let signature = p.token.rsplit('.').next().unwrap();
+    assert!(!log.contains(signature));
 }

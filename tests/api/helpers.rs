@@ -309,6 +309,11 @@ pub fn server_log(port: u16) -> std::path::PathBuf {
 
 /// Runs the real `paiju` binary against `database_url` on `port`.
 pub fn spawn_server(database_url: &str, port: u16) -> Child {
+    spawn_server_logging(database_url, port, "warn,paiju=info")
+}
+
+/// `spawn_server` with another `RUST_LOG`.
+pub fn spawn_server_logging(database_url: &str, port: u16, rust_log: &str) -> Child {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -321,7 +326,7 @@ pub fn spawn_server(database_url: &str, port: u16) -> Child {
         .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
         .env("PAIJU_SWEEP_MS", "100")
         .env("PAIJU_AUTH_PER_MIN", "100000")
-        .env("RUST_LOG", "warn,paiju=info")
+        .env("RUST_LOG", rust_log)
         .stdout(Stdio::null())
         .stderr(Stdio::from(log))
         .spawn()
