@@ -6,6 +6,8 @@
 //! is empty between hands.
 
 mod ranking;
+#[cfg(test)]
+mod review_tests;
 mod settle;
 #[cfg(test)]
 mod tests;
@@ -25,6 +27,8 @@ use settle::{Standing, base_points, settle};
 pub struct Chexuan;
 
 const MAX_OPTION: i64 = 1_000_000_000;
+/// The largest 簸簸: six of them, and every sum of a settlement, stay within i64.
+const MAX_BOBO: i64 = 1_000_000_000_000_000_000;
 /// A hand must have lasted this long for the other seats to earn the escape bonus (the seed's
 /// 如果时间足够).
 const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
@@ -395,6 +399,11 @@ impl Chexuan {
         if amount > wallet {
             return Err(RuleError::insufficient_coins(format!(
                 "簸簸 can be at most what your wallet holds ({wallet})"
+            )));
+        }
+        if amount > MAX_BOBO {
+            return Err(RuleError::illegal(format!(
+                "簸簸 can be at most {MAX_BOBO}"
             )));
         }
         let sh = &mut h.seats[seat];
@@ -1098,7 +1107,7 @@ impl Game for Chexuan {
             Phase::Bobo => vec![json!({
                 "type": "set_bobo",
                 "min": state.opts.min_bobo,
-                "max": h.seats[seat].wallet,
+                "max": h.seats[seat].wallet.min(MAX_BOBO),
             })],
             Phase::Betting => {
                 let o = bet_options(h, seat, state.opts.ante);

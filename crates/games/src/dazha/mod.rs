@@ -5,6 +5,8 @@
 //! `scoring` turns a finished hand (or a 摊牌, or an escape) into points.
 
 mod combos;
+#[cfg(test)]
+mod review_tests;
 mod scoring;
 #[cfg(test)]
 mod tests;

@@ -1,0 +1,89 @@
+//! Regression tests from the rules review.
+
+use super::combos::{self, Combo, Counts, jokers_playable};
+use super::*;
+use crate::cards::Card;
+
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A small hand rich in pairs, triples, bombs, runs and 五十K.
+fn small_hand(rng: &mut Rng, len: usize, mode: Mode) -> Vec<Card> {
+    let mut deck = Dazha::deck(&Options {
+        mode,
+        base: 1,
+        bomb_cap: 9,
+    });
+    let lo = 3 + rng.below(6) as u8;
+    deck.retain(|c| match c.rank() {
+        Some(r) => (lo..lo + 6).contains(&r) || r == 5 || r == 10 || r == 13 || r == 2,
+        None => rng.below(3) == 0,
+    });
+    let mut hand = Vec::new();
+    while hand.len() < len && !deck.is_empty() {
+        hand.push(deck.swap_remove(rng.below(deck.len())));
+    }
+    sort_strongest_first(&mut hand);
+    hand
+}
+
+/// Whether some subset of `hand` is a legal play on `top` (brute force over every subset).
+fn some_play_beats(hand: &[Card], top: Option<&Combo>, mode: Mode) -> bool {
+    (1u32..1 << hand.len()).any(|mask| {
+        let picked = |inside: bool| -> Vec<Card> {
+            (0..hand.len())
+                .filter(|i| (mask & (1 << i) != 0) == inside)
+                .map(|i| hand[i])
+                .collect()
+        };
+        let (play, rest) = (picked(true), picked(false));
+        let Ok(options) = combos::readings(&play, hand.len(), mode) else {
+            return false;
+        };
+        options.iter().any(|c| top.is_none_or(|t| c.beats(t)))
+            && jokers_playable(&Counts::of(&rest), mode)
+    })
+}
+
+/// `can_beat` in `legal_actions` (and the automatic player) rely on the generated plays: when
+/// any legal play exists, the generator must find one.
+#[test]
+fn generated_plays_find_a_beating_play_whenever_one_exists() {
+    let mut rng = Rng(0x5eed);
+    for round in 0..3000 {
+        let mode = if round % 4 == 0 {
+            Mode::Zhashen12
+        } else {
+            Mode::Normal
+        };
+        let other = small_hand(&mut rng, 11, mode);
+        let leads = combos::legal_plays(&other, None, mode);
+        if leads.is_empty() {
+            continue;
+        }
+        let top = leads[rng.below(leads.len())].combo;
+        let len = 4 + rng.below(8);
+        let hand = small_hand(&mut rng, len, mode);
+        if !jokers_playable(&Counts::of(&hand), mode) {
+            continue;
+        }
+        let generated = combos::legal_plays(&hand, Some(&top), mode);
+        assert_eq!(
+            !generated.is_empty(),
+            some_play_beats(&hand, Some(&top), mode),
+            "{hand:?} on {top:?}: generated {generated:?}"
+        );
+    }
+}
