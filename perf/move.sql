@@ -24,7 +24,8 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
 \set an :action_no + 1
 WITH m AS (
      UPDATE matches SET state = :state::jsonb, version = :nv::bigint, last_seq = :seq::bigint,
-            action_no = :an::bigint, status = :status::text, deadline_at = now() + interval '60 seconds',
+            action_no = :an::bigint, status = :status::text,
+            deadline_at = now() + interval '60 seconds',
             commitment = :commitment::text, last_result = :last_result::jsonb, updated_at = now()
       WHERE id = :id::uuid),
  e AS (
@@ -41,7 +42,8 @@ WITH m AS (
             AS e(seq, hand_no, kind, seat, data, vis)),
  a AS (
      INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-     SELECT :id::uuid, * FROM unnest(ARRAY[:an::bigint]::bigint[], ARRAY[2]::int[], ARRAY[:seat::int]::int[],
+     SELECT :id::uuid, * FROM unnest(ARRAY[:an::bigint]::bigint[], ARRAY[2]::int[],
+                              ARRAY[:seat::int]::int[],
                               ARRAY['action']::text[], ARRAY['{"type": "call"}']::jsonb[],
                               ARRAY[(extract(epoch FROM now()) * 1000)::bigint])),
  s AS (

@@ -30,7 +30,8 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
 \set an :action_no + 1
 SELECT id, user_id, match_id, tournament_id, balance FROM accounts
  WHERE (false AND kind = 'house')
-    OR user_id = ANY(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint), bench_user(:u2::bigint), bench_user(:u3::bigint)])
+    OR user_id = ANY(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
+                           bench_user(:u2::bigint), bench_user(:u3::bigint)])
     OR match_id = ANY(ARRAY[:id::uuid]) OR tournament_id = ANY('{}'::uuid[])
  ORDER BY id FOR UPDATE;
 WITH t AS (
@@ -49,7 +50,8 @@ UPDATE hands SET ended_at = now(), result = :last_result::jsonb
  WHERE match_id = :id::uuid
    AND hand_no = (SELECT max(hand_no) FROM hands WHERE match_id = :id::uuid)
    AND ended_at IS NULL;
-WITH d AS (SELECT * FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint), bench_user(:u2::bigint),
+WITH d AS (SELECT * FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
+                                      bench_user(:u2::bigint),
                                       bench_user(:u3::bigint)],
                                 ARRAY[0, 69, -59, -10]::bigint[]) AS d(user_id, delta)),
      up AS (INSERT INTO scores (user_id, game, points)
@@ -58,10 +60,12 @@ WITH d AS (SELECT * FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::b
             DO UPDATE SET points = scores.points + EXCLUDED.points
             RETURNING user_id, points)
 INSERT INTO score_entries (user_id, game, match_id, hand_no, delta, points_after)
-SELECT d.user_id, 'chexuan', :id::uuid, :nv::bigint, d.delta, up.points FROM d JOIN up USING (user_id);
+SELECT d.user_id, 'chexuan', :id::uuid, :nv::bigint, d.delta, up.points
+  FROM d JOIN up USING (user_id);
 SELECT a.user_id, a.balance, COALESCE(s.points, 0)
   FROM accounts a LEFT JOIN scores s ON s.user_id = a.user_id AND s.game = 'chexuan'
- WHERE a.user_id = ANY(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint), bench_user(:u2::bigint), bench_user(:u3::bigint)]);
+ WHERE a.user_id = ANY(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
+                             bench_user(:u2::bigint), bench_user(:u3::bigint)]);
 INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
                    scores, start_ms)
 VALUES (:id::uuid, :nv::bigint, sha256(:seq::text::bytea), :commitment::text,
@@ -72,7 +76,8 @@ VALUES (:id::uuid, :nv::bigint, sha256(:seq::text::bytea), :commitment::text,
         (extract(epoch FROM now()) * 1000)::bigint);
 WITH m AS (
      UPDATE matches SET state = :state::jsonb, version = :nv::bigint, last_seq = :seq::bigint + 5,
-            action_no = :an::bigint, status = :status::text, deadline_at = now() + interval '60 seconds',
+            action_no = :an::bigint, status = :status::text,
+            deadline_at = now() + interval '60 seconds',
             commitment = :commitment::text, last_result = :last_result::jsonb, updated_at = now()
       WHERE id = :id::uuid),
  e AS (
@@ -82,7 +87,8 @@ WITH m AS (
             CASE WHEN e.vis IS NULL THEN NULL
                  ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
             now()
-       FROM unnest(ARRAY[:seq::bigint, :seq::bigint + 1, :seq::bigint + 2, :seq::bigint + 3, :seq::bigint + 4, :seq::bigint + 5]::bigint[],
+       FROM unnest(ARRAY[:seq::bigint, :seq::bigint + 1, :seq::bigint + 2, :seq::bigint + 3,
+                         :seq::bigint + 4, :seq::bigint + 5]::bigint[],
                    ARRAY[2, 2, 2, 2, 3, 3]::int[],
                    ARRAY['split', 'showdown', 'settlement', 'hand_ended', 'hand_started',
                          'hand_start']::text[],
@@ -96,9 +102,11 @@ WITH m AS (
             AS e(seq, hand_no, kind, seat, data, vis)),
  a AS (
      INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-     SELECT :id::uuid, * FROM unnest(ARRAY[:an::bigint]::bigint[], ARRAY[2]::int[], ARRAY[:seat::int]::int[],
+     SELECT :id::uuid, * FROM unnest(ARRAY[:an::bigint]::bigint[], ARRAY[2]::int[],
+                              ARRAY[:seat::int]::int[],
                               ARRAY['action']::text[],
-                              ARRAY['{"type": "split", "head": ["2H", "4H"], "tail": ["JS", "5S"]}']::jsonb[],
+                              ARRAY['{"type": "split", "head": ["2H", "4H"],
+                                      "tail": ["JS", "5S"]}']::jsonb[],
                               ARRAY[(extract(epoch FROM now()) * 1000)::bigint])),
  s AS (
      UPDATE match_seats ms SET auto = v.auto, timeouts = v.timeouts

@@ -22,7 +22,8 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
 \set seq :last_seq + 1
 \set an :action_no + 1
 SELECT id, user_id, match_id, tournament_id, balance FROM accounts
- WHERE (false AND kind = 'house') OR user_id = ANY(ARRAY[bench_user(4 * :n::bigint + :seat::int)])
+ WHERE (false AND kind = 'house')
+    OR user_id = ANY(ARRAY[bench_user(4 * :n::bigint + :seat::int)])
     OR match_id = ANY(ARRAY[:id::uuid]) OR tournament_id = ANY('{}'::uuid[])
  ORDER BY id FOR UPDATE;
 WITH t AS (
@@ -30,7 +31,8 @@ WITH t AS (
      VALUES ('stake', :id::uuid, NULL, 2, NULL) RETURNING id),
  u AS (
      UPDATE accounts a SET balance = a.balance + l.amount
-       FROM unnest(ARRAY[:ua::bigint, :ea::bigint]::bigint[], ARRAY[:neg::bigint, :amt::bigint]::bigint[]) AS l(account_id, amount)
+       FROM unnest(ARRAY[:ua::bigint, :ea::bigint]::bigint[],
+                   ARRAY[:neg::bigint, :amt::bigint]::bigint[]) AS l(account_id, amount)
       WHERE a.id = l.account_id
      RETURNING a.id, a.balance, l.amount)
 INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
@@ -38,7 +40,8 @@ SELECT t.id, u.id, u.amount, u.balance FROM t, u
 RETURNING account_id, id;
 WITH m AS (
      UPDATE matches SET state = :state::jsonb, version = :nv::bigint, last_seq = :seq::bigint,
-            action_no = :an::bigint, status = :status::text, deadline_at = now() + interval '60 seconds',
+            action_no = :an::bigint, status = :status::text,
+            deadline_at = now() + interval '60 seconds',
             commitment = :commitment::text, last_result = :last_result::jsonb, updated_at = now()
       WHERE id = :id::uuid),
  e AS (
@@ -53,7 +56,8 @@ WITH m AS (
             AS e(seq, hand_no, kind, seat, data, vis)),
  a AS (
      INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-     SELECT :id::uuid, * FROM unnest(ARRAY[:an::bigint]::bigint[], ARRAY[2]::int[], ARRAY[:seat::int]::int[],
+     SELECT :id::uuid, * FROM unnest(ARRAY[:an::bigint]::bigint[], ARRAY[2]::int[],
+                              ARRAY[:seat::int]::int[],
                               ARRAY['action']::text[],
                               ARRAY[jsonb_build_object('type', 'set_bobo', 'amount', :amt::bigint)],
                               ARRAY[(extract(epoch FROM now()) * 1000)::bigint])),

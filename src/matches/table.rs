@@ -133,6 +133,7 @@ struct MatchRecord {
     commitment: Option<String>,
     last_result: Option<Value>,
     seat_rows: Value,
+    snapshot_version: Option<i64>,
 }
 
 const LOAD_SQL: &str = "
@@ -143,24 +144,42 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
                                  'username', u.username, 'auto', s.auto,
                                  'timeouts', s.timeouts) ORDER BY s.seat)
                    FROM match_seats s JOIN users u ON u.id = s.user_id
-                  WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows
-  FROM matches m WHERE m.id = $1";
+                  WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows";
 
 impl Table {
     /// Loads a match; `lock` takes the row lock that serialises every change to one match.
     pub async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> Result<Table, ApiError> {
-        let sql = if lock {
-            format!("{LOAD_SQL} FOR UPDATE OF m")
-        } else {
-            LOAD_SQL.to_string()
-        };
-        // Both variants are built from constants only.
-        let rec: MatchRecord = sqlx::query_as(sqlx::AssertSqlSafe(sql))
+        if !lock {
+            let rec: MatchRecord = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "{LOAD_SQL}, NULL::bigint AS snapshot_version FROM matches m WHERE m.id = $1"
+            )))
             .bind(id)
             .fetch_optional(&mut *conn)
             .await?
             .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
-        Table::from_record(rec)
+            return Table::from_record(rec);
+        }
+        // A statement that waited for the row lock sees the locked row as committed by the
+        // lock's previous holder, but its sub-selects (the seats) still see the snapshot taken
+        // before the wait. `snapshot_version` is the version in that snapshot: when it differs,
+        // the row changed while we waited, and a second read (the lock is ours now, so it
+        // cannot wait again) sees everything as committed.
+        for _ in 0..2 {
+            let rec: MatchRecord = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "{LOAD_SQL}, (SELECT s.version FROM matches s WHERE s.id = m.id) AS snapshot_version
+                   FROM matches m WHERE m.id = $1 FOR UPDATE OF m"
+            )))
+            .bind(id)
+            .fetch_optional(&mut *conn)
+            .await?
+            .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+            if rec.snapshot_version == Some(rec.version) {
+                return Table::from_record(rec);
+            }
+        }
+        Err(ApiError::Conflict(
+            "the match changed while loading; retry".into(),
+        ))
     }
 
     fn from_record(rec: MatchRecord) -> Result<Table, ApiError> {

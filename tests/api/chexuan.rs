@@ -843,3 +843,43 @@ async fn replay_reveals_the_seed_and_reruns_to_the_same_result() {
     assert_eq!(json!(result.points), hand["result"]["points"]);
     assert_eq!(result.detail, hand["result"]["detail"]);
 }
+
+/// Players who join at the same moment all get seats and the full table is dealt (a join that
+/// waited for the row lock must see the seats taken while it waited).
+#[tokio::test]
+async fn simultaneous_joins_fill_the_table_and_deal() {
+    let app = spawn_app().await;
+    let host = app.player("host", 1000).await;
+    let mut guests = Vec::new();
+    for i in 0..15 {
+        guests.push(app.player(&format!("guest{i}"), 1000).await);
+    }
+    for round in 0..5 {
+        let (s, v) = app
+            .post(
+                "/v1/matches",
+                &host.token,
+                json!({"game": "chexuan", "seats": 4}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED);
+        let id = v["id"].as_str().unwrap().to_string();
+        let tasks: Vec<_> = guests[round * 3..round * 3 + 3]
+            .iter()
+            .map(|g| {
+                let req = app
+                    .client
+                    .post(format!("{}/v1/matches/{id}/join", app.address))
+                    .bearer_auth(&g.token)
+                    .json(&json!({}));
+                tokio::spawn(async move { req.send().await.unwrap().status() })
+            })
+            .collect();
+        for t in tasks {
+            assert_eq!(t.await.unwrap(), StatusCode::OK);
+        }
+        let v = app.view(&id, &host).await;
+        assert_eq!(v["status"], "playing", "round {round}: {v}");
+        assert_eq!(v["hand_no"], 1);
+    }
+}

@@ -203,7 +203,11 @@ impl Api {
     }
 
     pub async fn join(&self, id: &str, seat: usize) -> Result<View, Failure> {
-        send(self.post(&format!("/v1/matches/{id}/join")).json(&json!({ "seat": seat }))).await
+        send(
+            self.post(&format!("/v1/matches/{id}/join"))
+                .json(&json!({ "seat": seat })),
+        )
+        .await
     }
 
     /// The caller's view; with `wait = Some((version, secs))`, a long-poll that answers once the

@@ -183,7 +183,9 @@ fn dazha(view: &View, rng: &mut Rng) -> Option<Value> {
                 counts[r] += 1;
             }
         }
-        let bomb = (0..13).filter(|&r| counts[r] >= 4).max_by_key(|&r| counts[r]);
+        let bomb = (0..13)
+            .filter(|&r| counts[r] >= 4)
+            .max_by_key(|&r| counts[r]);
         let cards: Vec<&String> = hand
             .iter()
             .filter(|c| dazha_rank(c).is_none_or(|r| Some(r) == bomb))
@@ -220,8 +222,16 @@ mod tests {
     #[test]
     fn set_bobo_stays_between_min_and_ten_times_min_and_the_wallet() {
         let mut rng = Rng::with_seed(1);
-        let v = view(0, json!([{ "type": "set_bobo", "min": 100, "max": 5000 }]), json!({}));
-        let poor = view(0, json!([{ "type": "set_bobo", "min": 100, "max": 150 }]), json!({}));
+        let v = view(
+            0,
+            json!([{ "type": "set_bobo", "min": 100, "max": 5000 }]),
+            json!({}),
+        );
+        let poor = view(
+            0,
+            json!([{ "type": "set_bobo", "min": 100, "max": 150 }]),
+            json!({}),
+        );
         for _ in 0..200 {
             let a = Game::Chexuan.choose(&v, &mut rng).unwrap();
             assert_eq!(a["type"], "set_bobo");
@@ -256,7 +266,11 @@ mod tests {
     #[test]
     fn a_raise_with_empty_bounds_is_not_sent() {
         let mut rng = Rng::with_seed(3);
-        let v = view(0, json!([{ "type": "raise", "min": 50, "max": 40 }]), json!({}));
+        let v = view(
+            0,
+            json!([{ "type": "raise", "min": 50, "max": 40 }]),
+            json!({}),
+        );
         assert_eq!(Game::Chexuan.choose(&v, &mut rng), None);
     }
 
@@ -283,7 +297,11 @@ mod tests {
     #[test]
     fn resume_wins_when_the_seat_is_in_automatic_play() {
         let mut rng = Rng::with_seed(5);
-        let v = view(0, json!([{ "type": "fold" }, { "type": "resume" }]), json!({}));
+        let v = view(
+            0,
+            json!([{ "type": "fold" }, { "type": "resume" }]),
+            json!({}),
+        );
         let resumes = (0..100)
             .filter(|_| Game::Chexuan.choose(&v, &mut rng).unwrap()["type"] == "resume")
             .count();

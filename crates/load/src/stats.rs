@@ -1,0 +1,233 @@
+//! What each client counts, and the summary printed at the end.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Value, json};
+
+/// One client's figures; merged into the run's at the end.
+#[derive(Debug, Default)]
+pub struct ClientStats {
+    /// Latency of every accepted move (the POST alone), in microseconds.
+    pub latencies_us: Vec<u64>,
+    /// Accepted moves by action type.
+    pub moves_by_type: BTreeMap<String, u64>,
+    /// The 409s that races produce by design (`version_conflict`, `not_your_turn`).
+    pub conflicts: BTreeMap<String, u64>,
+    /// Every other failure, by problem code or transport error.
+    pub errors: BTreeMap<String, u64>,
+    pub matches_finished: u64,
+}
+
+fn add_counts(into: &mut BTreeMap<String, u64>, from: BTreeMap<String, u64>) {
+    for (k, n) in from {
+        *into.entry(k).or_default() += n;
+    }
+}
+
+impl ClientStats {
+    pub fn merge(&mut self, other: ClientStats) {
+        self.latencies_us.extend(other.latencies_us);
+        add_counts(&mut self.moves_by_type, other.moves_by_type);
+        add_counts(&mut self.conflicts, other.conflicts);
+        add_counts(&mut self.errors, other.errors);
+        self.matches_finished += other.matches_finished;
+    }
+}
+
+/// Latency percentiles in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Latency {
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+    pub mean: f64,
+}
+
+/// Nearest-rank percentile (`p` in 0..=100) of sorted samples.
+fn percentile(sorted: &[u64], p: f64) -> u64 {
+    let rank = (p / 100.0 * sorted.len() as f64).ceil() as usize;
+    sorted[rank.clamp(1, sorted.len()) - 1]
+}
+
+impl Latency {
+    /// `None` without samples.
+    pub fn of_micros(mut samples: Vec<u64>) -> Option<Latency> {
+        if samples.is_empty() {
+            return None;
+        }
+        samples.sort_unstable();
+        let ms = |us: u64| us as f64 / 1000.0;
+        let sum: u64 = samples.iter().sum();
+        Some(Latency {
+            p50: ms(percentile(&samples, 50.0)),
+            p95: ms(percentile(&samples, 95.0)),
+            p99: ms(percentile(&samples, 99.0)),
+            max: ms(*samples.last()?),
+            mean: ms(sum) / samples.len() as f64,
+        })
+    }
+}
+
+/// The run's result.
+pub struct Report {
+    pub game: &'static str,
+    pub clients: usize,
+    pub urls: Vec<String>,
+    pub seconds: f64,
+    pub moves: u64,
+    pub latency: Option<Latency>,
+    pub stats: ClientStats,
+}
+
+fn round3(x: f64) -> f64 {
+    (x * 1000.0).round() / 1000.0
+}
+
+impl Report {
+    pub fn new(
+        game: &'static str,
+        clients: usize,
+        urls: Vec<String>,
+        seconds: f64,
+        mut stats: ClientStats,
+    ) -> Report {
+        let samples = std::mem::take(&mut stats.latencies_us);
+        Report {
+            game,
+            clients,
+            urls,
+            seconds,
+            moves: samples.len() as u64,
+            latency: Latency::of_micros(samples),
+            stats,
+        }
+    }
+
+    pub fn moves_per_sec(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.moves as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    fn counts(map: &BTreeMap<String, u64>) -> String {
+        if map.is_empty() {
+            return "none".into();
+        }
+        map.iter()
+            .map(|(k, n)| format!("{k} {n}"))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+
+    /// The summary for people.
+    pub fn human(&self) -> String {
+        let lat = match self.latency {
+            Some(l) => format!(
+                "p50 {:.2} ms, p95 {:.2} ms, p99 {:.2} ms, max {:.2} ms (mean {:.2} ms)",
+                l.p50, l.p95, l.p99, l.max, l.mean
+            ),
+            None => "no move completed".into(),
+        };
+        format!(
+            "game {} · {} clients · {} · {:.1} s\n\
+             moves        {} ({:.1}/s), matches finished {}\n\
+             latency      {lat}\n\
+             by action    {}\n\
+             expected 409 {}\n\
+             errors       {}",
+            self.game,
+            self.clients,
+            self.urls.join(" "),
+            self.seconds,
+            self.moves,
+            self.moves_per_sec(),
+            self.stats.matches_finished,
+            Report::counts(&self.stats.moves_by_type),
+            Report::counts(&self.stats.conflicts),
+            Report::counts(&self.stats.errors),
+        )
+    }
+
+    /// One JSON object for scripts (perf/run.sh).
+    pub fn json(&self) -> Value {
+        let l = self.latency;
+        let ms = |f: fn(&Latency) -> f64| l.as_ref().map(|l| round3(f(l)));
+        json!({
+            "game": self.game,
+            "clients": self.clients,
+            "urls": self.urls,
+            "seconds": round3(self.seconds),
+            "moves": self.moves,
+            "moves_per_sec": round3(self.moves_per_sec()),
+            "p50_ms": ms(|l| l.p50),
+            "p95_ms": ms(|l| l.p95),
+            "p99_ms": ms(|l| l.p99),
+            "max_ms": ms(|l| l.max),
+            "mean_ms": ms(|l| l.mean),
+            "matches_finished": self.stats.matches_finished,
+            "moves_by_type": self.stats.moves_by_type,
+            "conflicts": self.stats.conflicts,
+            "errors": self.stats.errors,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn percentiles_use_the_nearest_rank() {
+        // 1..=100 ms in microseconds, shuffled order must not matter.
+        let mut v: Vec<u64> = (1..=100).map(|i| i * 1000).collect();
+        v.reverse();
+        let l = Latency::of_micros(v).unwrap();
+        assert_eq!((l.p50, l.p95, l.p99, l.max), (50.0, 95.0, 99.0, 100.0));
+        assert_eq!(l.mean, 50.5);
+    }
+
+    #[test]
+    fn small_samples_take_the_top_value_for_high_percentiles() {
+        let l = Latency::of_micros(vec![2500, 1500]).unwrap();
+        assert_eq!((l.p50, l.p95, l.p99, l.max), (1.5, 2.5, 2.5, 2.5));
+        let one = Latency::of_micros(vec![700]).unwrap();
+        assert_eq!((one.p50, one.p99), (0.7, 0.7));
+        assert_eq!(Latency::of_micros(Vec::new()), None);
+    }
+
+    #[test]
+    fn merged_stats_add_up_and_report_per_second() {
+        let mut a = ClientStats {
+            latencies_us: vec![1000, 3000],
+            ..ClientStats::default()
+        };
+        a.errors.insert("illegal_action".into(), 1);
+        a.moves_by_type.insert("call".into(), 2);
+        let mut b = ClientStats {
+            latencies_us: vec![2000],
+            matches_finished: 1,
+            ..ClientStats::default()
+        };
+        b.errors.insert("illegal_action".into(), 2);
+        b.conflicts.insert("version_conflict".into(), 4);
+        b.moves_by_type.insert("fold".into(), 1);
+        a.merge(b);
+        let r = Report::new("chexuan", 2, vec!["http://x".into()], 2.0, a);
+        let j = r.json();
+        assert_eq!(j["moves"], 3);
+        assert_eq!(j["moves_per_sec"], 1.5);
+        assert_eq!(j["p50_ms"], 2.0);
+        assert_eq!(j["max_ms"], 3.0);
+        assert_eq!(j["errors"]["illegal_action"], 3);
+        assert_eq!(j["conflicts"]["version_conflict"], 4);
+        assert_eq!(j["matches_finished"], 1);
+        assert!(
+            r.human().contains("moves        3 (1.5/s)"),
+            "{}",
+            r.human()
+        );
+    }
+}
