@@ -40,7 +40,7 @@ INSERT INTO matches (id, game, seats, options, status, version, last_seq, action
 SELECT bench_match(n), 'chexuan', 4,
        '{"ante": 10, "room": null, "hands": null, "buy_in": 0, "min_bobo": 100,
          "score_unit": 10, "turn_timeout_secs": 60}',
-       'playing', 100, 200, 100, t.state, now() + interval '1 day', bench_user(4 * n),
+       'playing', 100, 200, 100, t.state::text, now() + interval '1 day', bench_user(4 * n),
        encode(sha256(n::text::bytea), 'hex'), t.last_result
   FROM generate_series(1, :matches) n, template t;
 

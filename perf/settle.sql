@@ -17,13 +17,14 @@
 \set ea 1000 + 5 * :n + 4
 BEGIN;
 SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.action_no,
-       m.state::text AS state, m.deadline_at, m.tournament_id, m.fixed_seed, m.fixed_deck,
+       m.state, m.deadline_at, m.tournament_id, m.fixed_seed, m.fixed_deck,
        m.commitment, m.last_result,
        COALESCE((SELECT json_agg(json_build_object('seat', s.seat, 'user_id', s.user_id,
                                  'username', u.username, 'auto', s.auto,
                                  'timeouts', s.timeouts) ORDER BY s.seat)
                    FROM match_seats s JOIN users u ON u.id = s.user_id
-                  WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows
+                  WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows,
+       (SELECT s.version FROM matches s WHERE s.id = m.id) AS snapshot_version
   FROM matches m WHERE m.id = bench_match(:n::bigint) FOR UPDATE OF m \gset
 \set nv :version + 2
 \set seq :last_seq + 1
@@ -75,7 +76,7 @@ VALUES (:id::uuid, :nv::bigint, sha256(:seq::text::bytea), :commitment::text,
         :state::jsonb, '[10000000, 10000069, 9999941, 9999990]', '[0, 69, -59, -10]',
         (extract(epoch FROM now()) * 1000)::bigint);
 WITH m AS (
-     UPDATE matches SET state = :state::jsonb, version = :nv::bigint, last_seq = :seq::bigint + 5,
+     UPDATE matches SET state = :state, version = :nv::bigint, last_seq = :seq::bigint + 5,
             action_no = :an::bigint, status = :status::text,
             deadline_at = now() + interval '60 seconds',
             commitment = :commitment::text, last_result = :last_result::jsonb, updated_at = now()

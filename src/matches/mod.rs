@@ -157,7 +157,7 @@ pub(crate) async fn insert_table(conn: &mut PgConnection, new: NewTable) -> ApiR
     sqlx::query(
         "INSERT INTO matches (id, game, seats, options, status, state, created_by, fixed_seed,
                               fixed_deck, tournament_id)
-         VALUES ($1, $2, $3, $4, 'waiting', $5::jsonb, $6, $7, $8, $9)",
+         VALUES ($1, $2, $3, $4, 'waiting', $5, $6, $7, $8, $9)",
     )
     .bind(id)
     .bind(new.game.name())
@@ -456,18 +456,23 @@ pub async fn get(
     if let Some((after, timeout)) = wait {
         let mut rx = hub.subscribe();
         let until = tokio::time::Instant::now() + timeout;
+        let mut known: Option<i64> = None;
         loop {
-            let version: i64 = sqlx::query_scalar("SELECT version FROM matches WHERE id = $1")
-                .bind(id)
-                .fetch_optional(pool)
-                .await?
-                .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
-            if version > after
-                || tokio::time::timeout_at(until, Hub::changed(&mut rx, id))
-                    .await
-                    .is_err()
-            {
+            let version = match known.take() {
+                Some(v) => v,
+                None => sqlx::query_scalar("SELECT version FROM matches WHERE id = $1")
+                    .bind(id)
+                    .fetch_optional(pool)
+                    .await?
+                    .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?,
+            };
+            if version > after {
                 break;
+            }
+            match tokio::time::timeout_at(until, Hub::changed(&mut rx, id)).await {
+                Err(_) => break,
+                // A notification names the new version: no need to ask the database.
+                Ok(v) => known = v,
             }
         }
     }

@@ -26,13 +26,14 @@ impl Hub {
         self.tx.subscribe()
     }
 
-    /// Waits until `id` is announced (or the channel lagged, when the caller must look again).
-    pub async fn changed(rx: &mut broadcast::Receiver<(Uuid, i64)>, id: Uuid) {
+    /// Waits until `id` is announced; returns its new version, or `None` when the channel
+    /// lagged (the caller must look in the database).
+    pub async fn changed(rx: &mut broadcast::Receiver<(Uuid, i64)>, id: Uuid) -> Option<i64> {
         loop {
             match rx.recv().await {
-                Ok((m, _)) if m == id => return,
+                Ok((m, version)) if m == id => return Some(version),
                 Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(_)) => return,
+                Err(broadcast::error::RecvError::Lagged(_)) => return None,
                 Err(broadcast::error::RecvError::Closed) => {
                     std::future::pending::<()>().await;
                 }

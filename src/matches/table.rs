@@ -138,7 +138,7 @@ struct MatchRecord {
 
 const LOAD_SQL: &str = "
 SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.action_no,
-       m.state::text AS state, m.deadline_at, m.tournament_id, m.fixed_seed, m.fixed_deck,
+       m.state, m.deadline_at, m.tournament_id, m.fixed_seed, m.fixed_deck,
        m.commitment, m.last_result,
        COALESCE((SELECT json_agg(json_build_object('seat', s.seat, 'user_id', s.user_id,
                                  'username', u.username, 'auto', s.auto,
@@ -728,7 +728,7 @@ impl Table {
             .collect();
         sqlx::query(
             "WITH m AS (
-                 UPDATE matches SET state = $2::jsonb, version = $3, last_seq = $4,
+                 UPDATE matches SET state = $2, version = $3, last_seq = $4,
                         action_no = $5, status = $6, deadline_at = $7, commitment = $8,
                         last_result = $9, updated_at = now()
                   WHERE id = $1),
