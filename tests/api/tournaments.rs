@@ -50,6 +50,15 @@ async fn create(app: &TestApp, by: &Player, fee: i64, hands: u32, timeout: u32) 
     t["id"].as_str().unwrap().to_string()
 }
 
+async fn start(app: &TestApp, org: &Player, id: &str) -> (StatusCode, Value) {
+    app.post(
+        &format!("/v1/tournaments/{id}/start"),
+        &org.token,
+        json!({}),
+    )
+    .await
+}
+
 async fn register_players(
     app: &TestApp,
     id: &str,
@@ -167,13 +176,7 @@ async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
         (s, b["code"].as_str()),
         (StatusCode::CONFLICT, Some("already_registered"))
     );
-    let (s, t) = app
-        .post(
-            &format!("/v1/tournaments/{id}/start"),
-            &org.token,
-            json!({}),
-        )
-        .await;
+    let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{t}");
     assert_eq!(t["status"], "running");
     assert_eq!(t["prize_pool"], 800);
@@ -267,13 +270,7 @@ async fn sixty_four_players_play_out_to_one_winner() {
     let org = organiser(&app).await;
     let id = create(&app, &org, 10, 1, 1).await;
     let players = register_players(&app, &id, 64, 10, "x").await;
-    let (s, _) = app
-        .post(
-            &format!("/v1/tournaments/{id}/start"),
-            &org.token,
-            json!({}),
-        )
-        .await;
+    let (s, _) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK);
     let t = wait_finished(&app, &id, 180).await;
     check_bracket(&t, 64, 1);
@@ -295,13 +292,7 @@ async fn three_registrants_cancel_and_nothing_is_charged() {
     let org = organiser(&app).await;
     let id = create(&app, &org, 50, 1, 1).await;
     let players = register_players(&app, &id, 3, 100, "c").await;
-    let (s, t) = app
-        .post(
-            &format!("/v1/tournaments/{id}/start"),
-            &org.token,
-            json!({}),
-        )
-        .await;
+    let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{t}");
     assert_eq!(t["status"], "cancelled");
     for p in &players {
@@ -417,13 +408,7 @@ async fn an_escaper_is_eliminated_and_replaced_by_automatic_play() {
     let org = organiser(&app).await;
     let id = create(&app, &org, 10, 3, 60).await;
     let players = register_players(&app, &id, 4, 10, "e").await;
-    let (s, t) = app
-        .post(
-            &format!("/v1/tournaments/{id}/start"),
-            &org.token,
-            json!({}),
-        )
-        .await;
+    let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK);
     let match_id = t["bracket"]["rounds"][0]["tables"][0]["match_id"]
         .as_str()
@@ -501,13 +486,7 @@ async fn a_killed_server_resumes_the_tournament_after_restart() {
     let org = organiser(&app).await;
     let id = create(&app, &org, 25, 3, 1).await;
     let players = register_players(&app, &id, 16, 100, "k").await;
-    let (s, _) = app
-        .post(
-            &format!("/v1/tournaments/{id}/start"),
-            &org.token,
-            json!({}),
-        )
-        .await;
+    let (s, _) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK);
     // Let the first round get going, then kill the process without warning.
     tokio::time::sleep(Duration::from_millis(2500)).await;
