@@ -1,6 +1,7 @@
 //! Match lifecycle: create, join, leave, act, read, events, replay. Every change is one
 //! transaction holding the match row lock (see `table`).
 
+pub mod cache;
 pub mod lobby;
 pub mod notify;
 pub mod options;
@@ -430,6 +431,7 @@ pub async fn act(
     }
     t.advance(&mut tx).await?;
     t.save(&mut tx).await?;
+    let record = t.record();
     let view = t.view(Some(user.id));
     if let Some(key) = &idempotency_key {
         sqlx::query(
@@ -442,6 +444,7 @@ pub async fn act(
         .await?;
     }
     tx.commit().await?;
+    cache::put(record);
     Ok(view)
 }
 
@@ -453,6 +456,7 @@ pub async fn get(
     id: Uuid,
     wait: Option<(i64, Duration)>,
 ) -> ApiResult<Value> {
+    let mut current: Option<i64> = None;
     if let Some((after, timeout)) = wait {
         let mut rx = hub.subscribe();
         let until = tokio::time::Instant::now() + timeout;
@@ -466,6 +470,7 @@ pub async fn get(
                     .await?
                     .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?,
             };
+            current = Some(version);
             if version > after {
                 break;
             }
@@ -476,8 +481,15 @@ pub async fn get(
             }
         }
     }
-    let mut conn = pool.acquire().await?;
-    let t = Table::load(&mut conn, id, false).await?;
+    // A version's content never changes, so a cached copy of it is as good as the row. (A
+    // notification may name a version older than the row's by now: the cache misses then.)
+    let t = match current.and_then(|v| cache::get(id, v)) {
+        Some(rec) => Table::from_record(rec)?,
+        None => {
+            let mut conn = pool.acquire().await?;
+            Table::load(&mut conn, id, false).await?
+        }
+    };
     Ok(t.view(Some(user.id)))
 }
 

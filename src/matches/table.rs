@@ -13,7 +13,7 @@ use sqlx::PgConnection;
 use uuid::Uuid;
 
 use super::options::{CoinRoom, PlatformOptions};
-use super::room;
+use super::{cache, room};
 use crate::error::ApiError;
 use crate::ledger::{self, Party, TxMeta};
 
@@ -21,7 +21,7 @@ use crate::ledger::{self, Party, TxMeta};
 /// this turns it into an error instead of a hung request.
 const MAX_AUTO_STEPS: usize = 2_000;
 
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
 pub struct SeatRow {
     pub seat: usize,
     pub user_id: Uuid,
@@ -113,16 +113,20 @@ pub struct Table {
     events: Vec<PendingEvent>,
     actions: Vec<PendingAction>,
     dirty_seats: Vec<usize>,
+    /// The state text written by `save`, kept for `record`.
+    saved_state: Option<String>,
 }
 
-#[derive(sqlx::FromRow)]
-struct MatchRecord {
-    id: Uuid,
+/// A match row as loaded; a given (id, version) always has the same content, so records can be
+/// shared between the requests of one process (see `cache`).
+#[derive(Clone, sqlx::FromRow)]
+pub struct MatchRecord {
+    pub(super) id: Uuid,
     game: String,
     seats: i32,
     options: Value,
     status: String,
-    version: i64,
+    pub(super) version: i64,
     last_seq: i64,
     action_no: i64,
     state: String,
@@ -157,6 +161,7 @@ impl Table {
             .fetch_optional(&mut *conn)
             .await?
             .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+            cache::put(rec.clone());
             return Table::from_record(rec);
         }
         // A statement that waited for the row lock sees the locked row as committed by the
@@ -182,7 +187,7 @@ impl Table {
         ))
     }
 
-    fn from_record(rec: MatchRecord) -> Result<Table, ApiError> {
+    pub fn from_record(rec: MatchRecord) -> Result<Table, ApiError> {
         let corrupt = |what: &str, e: String| {
             ApiError::Internal(anyhow::anyhow!(
                 "match {}: stored {what} unreadable: {e}",
@@ -226,6 +231,7 @@ impl Table {
             events: Vec::new(),
             actions: Vec::new(),
             dirty_seats: Vec::new(),
+            saved_state: None,
         })
     }
 
@@ -726,6 +732,7 @@ impl Table {
             .iter()
             .map(|e| e.visible_to.as_ref().map(|v| json!(v)))
             .collect();
+        let state_text = self.state.save();
         sqlx::query(
             "WITH m AS (
                  UPDATE matches SET state = $2, version = $3, last_seq = $4,
@@ -753,7 +760,7 @@ impl Table {
              SELECT 1",
         )
         .bind(self.id)
-        .bind(self.state.save())
+        .bind(&state_text)
         .bind(self.version)
         .bind(self.last_seq)
         .bind(self.action_no)
@@ -799,7 +806,34 @@ impl Table {
         )
         .execute(&mut *conn)
         .await?;
+        self.saved_state = Some(state_text);
         Ok(())
+    }
+
+    /// The row as `save` wrote it: publish it with `cache::put` once the transaction committed.
+    pub fn record(&self) -> MatchRecord {
+        MatchRecord {
+            id: self.id,
+            game: self.game.name().to_string(),
+            seats: self.seat_count as i32,
+            options: self.options.clone(),
+            status: self.status.as_str().to_string(),
+            version: self.version,
+            last_seq: self.last_seq,
+            action_no: self.action_no,
+            state: self
+                .saved_state
+                .clone()
+                .unwrap_or_else(|| self.state.save()),
+            deadline_at: self.deadline_at,
+            tournament_id: self.tournament_id,
+            fixed_seed: self.fixed_seed.clone(),
+            fixed_deck: self.fixed_deck.as_ref().map(|d| json!(d)),
+            commitment: self.commitment.clone(),
+            last_result: self.last_result.clone(),
+            seat_rows: json!(self.seats.iter().flatten().collect::<Vec<_>>()),
+            snapshot_version: None,
+        }
     }
 
     /// The match as `user` may see it (api.md § The match view).
