@@ -7,6 +7,8 @@ pub mod chexuan;
 pub mod dazha;
 pub mod engine;
 pub mod shuffle;
+#[cfg(test)]
+mod test_rng;
 
 pub use engine::{DynGame, DynState, Game, Registered};
 

@@ -1,6 +1,7 @@
 //! Whole hands driven through the `Game` interface: the seed's settlement examples, betting,
 //! escapes and views, and a long random run that checks the invariants after every step.
 
+use crate::test_rng::Rng;
 use std::collections::HashSet;
 
 use serde_json::{Value, json};
@@ -1023,31 +1024,6 @@ fn state_survives_a_json_round_trip() {
     assert_eq!(serde_json::to_string(&back).unwrap(), text);
 }
 
-/// SplitMix64: a tiny deterministic generator for the random run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-
-    fn range(&mut self, lo: i64, hi: i64) -> i64 {
-        lo + self.below((hi - lo + 1) as u64) as i64
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
-
 fn shuffled_deck(rng: &mut Rng) -> Vec<Card> {
     let mut deck = deck_cards();
     let mut seed = [0u8; 32];
@@ -1062,7 +1038,7 @@ fn shuffled_deck(rng: &mut Rng) -> Vec<Card> {
 fn random_legal(t: &Table, seat: SeatNo, rng: &mut Rng) -> Action {
     let templates = Chexuan::legal_actions(&t.state, seat);
     assert!(!templates.is_empty(), "a seat to act has legal actions");
-    let pick = &templates[rng.below(templates.len() as u64) as usize];
+    let pick = &templates[rng.below(templates.len())];
     let int = |k: &str| pick[k].as_i64().unwrap();
     match pick["type"].as_str().unwrap() {
         "set_bobo" => Action::SetBobo {
@@ -1078,7 +1054,7 @@ fn random_legal(t: &Table, seat: SeatNo, rng: &mut Rng) -> Action {
         "split" => {
             let mut c = t.hand().seats[seat].cards();
             for i in (1..c.len()).rev() {
-                c.swap(i, rng.below(i as u64 + 1) as usize);
+                c.swap(i, rng.below(i + 1));
             }
             split_of(&c)
         }
@@ -1088,9 +1064,9 @@ fn random_legal(t: &Table, seat: SeatNo, rng: &mut Rng) -> Action {
 
 /// Any action at all, legal or not, for any seat.
 fn random_any(rng: &mut Rng, seats: usize) -> (SeatNo, Action) {
-    let seat = rng.below(seats as u64 + 1) as usize;
+    let seat = rng.below(seats + 1);
     let deck = deck_cards();
-    let mut card = || deck[rng.below(32) as usize];
+    let mut card = || deck[rng.below(32)];
     let cards = [card(), card(), card(), card()];
     let amount = rng.range(-10, 3000);
     let action = match rng.below(7) {
@@ -1127,7 +1103,7 @@ fn random_hands_conserve_coins_cards_points_and_secrecy() {
             }
             // Between hands a seat may leave for free; the service refills it before dealing.
             if rng.chance(5) {
-                let out = t.leave(rng.below(seats as u64) as usize);
+                let out = t.leave(rng.below(seats));
                 assert!(out.money.is_empty() && out.hand_end.is_none());
             }
             let deck = shuffled_deck(&mut rng);
@@ -1144,7 +1120,7 @@ fn random_hands_conserve_coins_cards_points_and_secrecy() {
                 let to_act = Chexuan::to_act(&t.state);
                 assert!(!to_act.is_empty(), "a hand in play waits for someone");
                 if rng.chance(1) {
-                    let out = t.leave(rng.below(seats as u64) as usize);
+                    let out = t.leave(rng.below(seats));
                     if out.hand_end.is_none() {
                         assert!(out.money.is_empty(), "leaving while sitting out is free");
                     }
@@ -1156,7 +1132,7 @@ fn random_hands_conserve_coins_cards_points_and_secrecy() {
                     let _ = t.try_act(seat, action);
                     continue;
                 }
-                let seat = to_act[rng.below(to_act.len() as u64) as usize];
+                let seat = to_act[rng.below(to_act.len())];
                 let action = if rng.chance(15) {
                     Chexuan::auto_action(&t.state, seat)
                 } else {

@@ -3,21 +3,7 @@
 use super::combos::{self, Combo, Counts, jokers_playable};
 use super::*;
 use crate::cards::Card;
-
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
+use crate::test_rng::Rng;
 
 /// A small hand rich in pairs, triples, bombs, runs and 五十K.
 fn small_hand(rng: &mut Rng, len: usize, mode: Mode) -> Vec<Card> {

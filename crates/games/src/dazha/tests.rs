@@ -1,5 +1,6 @@
 //! Rule tests: each names the rule it checks. Fixtures are readable card lists.
 
+use crate::test_rng::Rng;
 use serde_json::{Value, json};
 
 use super::combos::{self, Combo, Kind};
@@ -1152,22 +1153,6 @@ fn the_service_drives_dazha_through_json() {
 }
 
 // ---------------------------------------------------------------- random play
-
-/// SplitMix64: a tiny deterministic generator for the random games.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-}
 
 /// Index of a card among the 54 faces, for multiset checks.
 fn face(c: Card) -> usize {
