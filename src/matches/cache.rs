@@ -22,6 +22,11 @@ pub fn get(id: Uuid, version: i64) -> Option<MatchRecord> {
     map.get(&id).filter(|r| r.version == version).cloned()
 }
 
+/// The newest cached row of match `id`, whatever its version.
+pub fn latest(id: Uuid) -> Option<MatchRecord> {
+    RECORDS.lock().ok()?.get(&id).cloned()
+}
+
 /// Remembers a committed row, unless a newer version is already held.
 pub fn put(record: MatchRecord) {
     let Ok(mut map) = RECORDS.lock() else { return };

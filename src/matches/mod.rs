@@ -348,6 +348,20 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value>
     Ok(t.view(Some(user.id)))
 }
 
+/// A move at a version below one this process has seen committed is certainly a 409: answer
+/// it from the cached row instead of queueing for the row lock behind the move that won.
+/// Tournament tables are left to the locked path, which checks escapes first.
+fn refuse_if_surely_stale(user: &AuthUser, id: Uuid, version: i64) -> ApiResult<()> {
+    let Some(rec) = cache::latest(id) else {
+        return Ok(());
+    };
+    let t = Table::from_record(rec)?;
+    if t.version > version && t.tournament_id.is_none() && t.seat_of(user.id).is_some() {
+        return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
+    }
+    Ok(())
+}
+
 /// One client action, with optional idempotent replay.
 pub async fn act(
     pool: &PgPool,
@@ -356,6 +370,11 @@ pub async fn act(
     req: ActionRequest,
     idempotency_key: Option<String>,
 ) -> ApiResult<Value> {
+    // A retry with an Idempotency-Key carries the version it was first sent at: only requests
+    // without one can be refused before the idempotency lookup.
+    if idempotency_key.is_none() {
+        refuse_if_surely_stale(user, id, req.version)?;
+    }
     let mut tx = pool.begin().await?;
     let fingerprint = json!({ "match_id": id, "request": req });
     if let Some(key) = &idempotency_key {
