@@ -5,6 +5,9 @@
 #
 #   scripts/schemathesis.sh [MAX_EXAMPLES_PER_OPERATION]   (default 60)
 #
+# SCHEMATHESIS_SEED fixes the generated requests (CI sets it so that a run is reproducible);
+# unset, every run tries new ones.
+#
 # Uses DATABASE_URL when set, else the project-local cluster's database paiju_schemathesis.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -45,6 +48,7 @@ PY
   --max-examples "$examples" \
   --workers 2 \
   --request-timeout 40 \
+  ${SCHEMATHESIS_SEED:+--seed "$SCHEMATHESIS_SEED"} \
   --report junit --report-dir target/schemathesis-report
 echo "server log: $log"
 if grep -q " 5[0-9][0-9] \|panicked" "$log"; then

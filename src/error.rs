@@ -180,6 +180,12 @@ impl From<sqlx::Error> for ApiError {
                 Some("40001") | Some("40P01") => {
                     return ApiError::Conflict("concurrent update; retry".into());
                 }
+                // Text PostgreSQL cannot store: a NUL character in a string or JSON value.
+                Some("22021") | Some("22P05") => {
+                    return ApiError::BadRequest(
+                        "text and JSON strings must not contain NUL (\\u0000) characters".into(),
+                    );
+                }
                 // The server is shutting down or restarting, or the connection broke.
                 Some(code) if code.starts_with("57P") || code.starts_with("08") => {
                     return ApiError::Unavailable(

@@ -883,3 +883,36 @@ async fn simultaneous_joins_fill_the_table_and_deal() {
         assert_eq!(v["hand_no"], 1);
     }
 }
+
+/// Strings PostgreSQL cannot store (NUL characters) are a 400, not a 500, wherever they go.
+#[tokio::test]
+async fn nul_characters_are_refused_as_bad_input() {
+    let app = spawn_app().await;
+    let a = app.player("ann", 1000).await;
+    let b = app.player("ben", 1000).await;
+    let id = table(&app, &[&a, &b], json!({}), None).await;
+    let v = app.view(&id, &a).await;
+    let res = app
+        .client
+        .post(format!("{}/v1/matches/{id}/actions", app.address))
+        .bearer_auth(&a.token)
+        .header("Idempotency-Key", "nul-1")
+        .json(&json!({"version": v["version"], "action": {"type": "check", "\u{0}": "x\u{0}"}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::BAD_REQUEST);
+    let (s, body) = app
+        .post(
+            "/v1/admin/grants",
+            &app.admin_token,
+            json!({"user_id": a.id, "amount": 5, "note": "a\u{0}b"}),
+        )
+        .await;
+    assert_eq!(
+        (s, body["code"].as_str()),
+        (StatusCode::BAD_REQUEST, Some("validation_failed")),
+        "{body}"
+    );
+    assert_eq!(app.coins(&a).await, 1000);
+}
