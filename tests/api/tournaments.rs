@@ -406,7 +406,8 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
 async fn an_escaper_is_eliminated_and_replaced_by_automatic_play() {
     let app = spawn_app().await;
     let org = organiser(&app).await;
-    let id = create(&app, &org, 10, 3, 60).await;
+    // Enough hands that the table cannot end by 摊牌 hands alone before anyone acts.
+    let id = create(&app, &org, 10, 10, 60).await;
     let players = register_players(&app, &id, 4, 10, "e").await;
     let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK);
