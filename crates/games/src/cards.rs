@@ -103,10 +103,6 @@ impl Card {
         }
     }
 
-    pub fn is_joker(self) -> bool {
-        matches!(self, Card::BigJoker | Card::SmallJoker)
-    }
-
     /// Parses api.md card notation; the error says what is wrong with the text.
     pub fn parse(text: &str) -> Result<Card, String> {
         match text {

@@ -167,10 +167,6 @@ pub struct Outcome {
 }
 
 impl Outcome {
-    pub fn event(mut self, e: Event) -> Self {
-        self.events.push(e);
-        self
-    }
     pub fn merge(&mut self, other: Outcome) {
         self.events.extend(other.events);
         self.money.extend(other.money);
