@@ -8,7 +8,9 @@
 # SCHEMATHESIS_SEED fixes the generated requests (CI sets it so that a run is reproducible);
 # unset, every run tries new ones.
 #
-# Uses DATABASE_URL when set, else the project-local cluster's database paiju_schemathesis.
+# Uses a fresh database for each run (long-polls on matches left by earlier runs would make a run
+# wait): on DATABASE_URL's server when set, else in the project-local cluster; it is dropped at
+# the end when psql is at hand.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 examples="${1:-60}"
@@ -21,11 +23,28 @@ fi
 cargo build --quiet --bin paiju
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=target/schemathesis-server.log
+db="paiju_schemathesis_$(date +%s)_$$"
+if [ -n "${DATABASE_URL:-}" ]; then
+  export DATABASE_URL="${DATABASE_URL%/*}/$db"
+fi
 PAIJU_BIND="127.0.0.1:$port" PAIJU_ADMIN=admin:admin-password JWT_SECRET=schemathesis \
-  PAIJU_DB_NAME=paiju_schemathesis PAIJU_AUTH_PER_MIN=100000 RUST_LOG=warn,paiju=info \
+  PAIJU_DB_NAME="$db" PAIJU_AUTH_PER_MIN=100000 RUST_LOG=warn,paiju=info \
   target/debug/paiju >"$log" 2>&1 &
 server=$!
-trap 'kill $server 2>/dev/null; wait $server 2>/dev/null || true' EXIT
+cleanup() {
+  kill "$server" 2>/dev/null
+  wait "$server" 2>/dev/null || true
+  local admin_url
+  if [ -n "${DATABASE_URL:-}" ]; then
+    admin_url="${DATABASE_URL%/*}/postgres"
+  elif [ -f data/pg/paiju.port ]; then
+    admin_url="postgres://postgres@127.0.0.1:$(cat data/pg/paiju.port)/postgres"
+  fi
+  if [ -n "${admin_url:-}" ] && command -v psql >/dev/null; then
+    psql -q "$admin_url" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
+  fi
+}
+trap cleanup EXIT
 token=$(python3 - "$port" <<'PY'
 import json, sys, time, urllib.request
 base = f"http://127.0.0.1:{sys.argv[1]}"
