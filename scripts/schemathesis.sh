@@ -29,7 +29,7 @@ if [ -n "${DATABASE_URL:-}" ]; then
 fi
 PAIJU_BIND="127.0.0.1:$port" PAIJU_ADMIN=admin:admin-password JWT_SECRET=schemathesis \
   PAIJU_DB_NAME="$db" PAIJU_AUTH_PER_MIN=100000 RUST_LOG=warn,paiju=info \
-  target/debug/paiju >"$log" 2>&1 &
+  "${CARGO_TARGET_DIR:-target}/debug/paiju" >"$log" 2>&1 &
 server=$!
 cleanup() {
   kill "$server" 2>/dev/null
