@@ -22,9 +22,10 @@ pub fn get(id: Uuid, version: i64) -> Option<MatchRecord> {
     map.get(&id).filter(|r| r.version == version).cloned()
 }
 
-/// The newest cached row of match `id`, whatever its version.
-pub fn latest(id: Uuid) -> Option<MatchRecord> {
-    RECORDS.lock().ok()?.get(&id).cloned()
+/// The cached row of match `id` when it is newer than `version`.
+pub fn newer_than(id: Uuid, version: i64) -> Option<MatchRecord> {
+    let map = RECORDS.lock().ok()?;
+    map.get(&id).filter(|r| r.version > version).cloned()
 }
 
 /// Remembers a committed row, unless a newer version is already held.
