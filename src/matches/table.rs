@@ -150,17 +150,25 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
                    FROM match_seats s JOIN users u ON u.id = s.user_id
                   WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows";
 
+const UNLOCKED_TAIL: &str = ", NULL::bigint AS snapshot_version FROM matches m WHERE m.id = $1";
+const LOCKED_TAIL: &str =
+    ", (SELECT s.version FROM matches s WHERE s.id = m.id) AS snapshot_version
+   FROM matches m WHERE m.id = $1 FOR UPDATE OF m";
+
+async fn fetch(conn: &mut PgConnection, id: Uuid, tail: &str) -> Result<MatchRecord, ApiError> {
+    // Built from constants only.
+    sqlx::query_as(sqlx::AssertSqlSafe(format!("{LOAD_SQL}{tail}")))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?
+        .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))
+}
+
 impl Table {
     /// Loads a match; `lock` takes the row lock that serialises every change to one match.
     pub async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> Result<Table, ApiError> {
         if !lock {
-            let rec: MatchRecord = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "{LOAD_SQL}, NULL::bigint AS snapshot_version FROM matches m WHERE m.id = $1"
-            )))
-            .bind(id)
-            .fetch_optional(&mut *conn)
-            .await?
-            .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+            let rec = fetch(conn, id, UNLOCKED_TAIL).await?;
             cache::put(rec.clone());
             return Table::from_record(rec);
         }
@@ -170,14 +178,7 @@ impl Table {
         // the row changed while we waited, and a second read (the lock is ours now, so it
         // cannot wait again) sees everything as committed.
         for _ in 0..2 {
-            let rec: MatchRecord = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                "{LOAD_SQL}, (SELECT s.version FROM matches s WHERE s.id = m.id) AS snapshot_version
-                   FROM matches m WHERE m.id = $1 FOR UPDATE OF m"
-            )))
-            .bind(id)
-            .fetch_optional(&mut *conn)
-            .await?
-            .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+            let rec = fetch(conn, id, LOCKED_TAIL).await?;
             if rec.snapshot_version == Some(rec.version) {
                 return Table::from_record(rec);
             }
