@@ -377,8 +377,8 @@ pub async fn act(
         refuse_if_surely_stale(user, id, req.version)?;
     }
     let mut tx = pool.begin().await?;
-    let fingerprint = json!({ "match_id": id, "request": req });
     if let Some(key) = &idempotency_key {
+        let fingerprint = json!({ "match_id": id, "request": req });
         let fresh = sqlx::query(
             "INSERT INTO idempotency (user_id, key, request) VALUES ($1, $2, $3)
              ON CONFLICT DO NOTHING",
