@@ -16,16 +16,10 @@ const CAPACITY: usize = 20_000;
 static RECORDS: LazyLock<Mutex<HashMap<Uuid, MatchRecord>>> =
     LazyLock::new(|| Mutex::new(HashMap::new()));
 
-/// The cached row of match `id`, if the cache holds exactly `version`.
-pub fn get(id: Uuid, version: i64) -> Option<MatchRecord> {
+/// The cached row of match `id` if it is at `version` or newer.
+pub fn at_least(id: Uuid, version: i64) -> Option<MatchRecord> {
     let map = RECORDS.lock().ok()?;
-    map.get(&id).filter(|r| r.version == version).cloned()
-}
-
-/// The cached row of match `id` when it is newer than `version`.
-pub fn newer_than(id: Uuid, version: i64) -> Option<MatchRecord> {
-    let map = RECORDS.lock().ok()?;
-    map.get(&id).filter(|r| r.version > version).cloned()
+    map.get(&id).filter(|r| r.version >= version).cloned()
 }
 
 /// Remembers a committed row, unless a newer version is already held.

@@ -2,6 +2,7 @@
 //! transaction holding the match row lock (see `table`).
 
 pub mod cache;
+pub mod gate;
 pub mod lobby;
 pub mod notify;
 pub mod options;
@@ -353,7 +354,7 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value>
 /// Tournament tables are left to the locked path, which checks escapes first.
 fn refuse_if_surely_stale(user: &AuthUser, id: Uuid, version: i64) -> ApiResult<()> {
     // Only a stale move pays for parsing the cached row; the common case is one map lookup.
-    let Some(rec) = cache::newer_than(id, version) else {
+    let Some(rec) = cache::at_least(id, version + 1) else {
         return Ok(());
     };
     let t = Table::from_record(rec)?;
@@ -366,11 +367,14 @@ fn refuse_if_surely_stale(user: &AuthUser, id: Uuid, version: i64) -> ApiResult<
 /// One client action, with optional idempotent replay.
 pub async fn act(
     pool: &PgPool,
+    hub: &Hub,
     user: &AuthUser,
     id: Uuid,
     req: ActionRequest,
     idempotency_key: Option<String>,
 ) -> ApiResult<Value> {
+    // Moves of this match sent to this process take turns here rather than at the row lock.
+    let _gate = gate::enter(id).await;
     // A retry with an Idempotency-Key carries the version it was first sent at: only requests
     // without one can be refused before the idempotency lookup.
     if idempotency_key.is_none() {
@@ -464,7 +468,10 @@ pub async fn act(
         .await?;
     }
     tx.commit().await?;
+    // The row first, so that waiters woken by the news find it.
+    let version = record.version;
     cache::put(record);
+    hub.publish(id, version);
     Ok(view)
 }
 
@@ -476,34 +483,46 @@ pub async fn get(
     id: Uuid,
     wait: Option<(i64, Duration)>,
 ) -> ApiResult<Value> {
-    let mut current: Option<i64> = None;
+    let mut newer: Option<i64> = None;
     if let Some((after, timeout)) = wait {
-        let mut rx = hub.subscribe();
+        let mut rx = hub.subscribe(id);
         let until = tokio::time::Instant::now() + timeout;
-        let mut known: Option<i64> = None;
         loop {
-            let version = match known.take() {
-                Some(v) => v,
-                None => sqlx::query_scalar("SELECT version FROM matches WHERE id = $1")
+            let mut version = *rx.borrow_and_update();
+            if version == notify::UNKNOWN {
+                version = sqlx::query_scalar("SELECT version FROM matches WHERE id = $1")
                     .bind(id)
                     .fetch_optional(pool)
                     .await?
-                    .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?,
-            };
-            current = Some(version);
+                    .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+                // Wakes `rx` too, so the next turn of the loop reads whichever is newer.
+                hub.publish(id, version);
+            }
             if version > after {
+                newer = Some(version);
                 break;
             }
-            match tokio::time::timeout_at(until, Hub::changed(&mut rx, id)).await {
-                Err(_) => break,
-                // A notification names the new version: no need to ask the database.
-                Ok(v) => known = v,
+            // At the timeout the answer comes from the database (below), not from what this
+            // process was told.
+            match tokio::time::timeout_at(until, rx.changed()).await {
+                Ok(Ok(())) => {}
+                _ => break,
             }
         }
     }
-    // A version's content never changes, so a cached copy of it is as good as the row. (A
-    // notification may name a version older than the row's by now: the cache misses then.)
-    let t = match current.and_then(|v| cache::get(id, v)) {
+    // A committed version's content never changes, and any version past `after` answers a
+    // long-poll: a cached row that new is as good as the database's.
+    let mut cached = newer.and_then(|v| cache::at_least(id, v));
+    if let Some(v) = newer
+        && cached.is_none()
+        && gate::busy(id)
+    {
+        // The notification can overtake the commit's reply to the move's own request in this
+        // process: once that request is done, its row is in the cache.
+        drop(gate::enter(id).await);
+        cached = cache::at_least(id, v);
+    }
+    let t = match cached {
         Some(rec) => Table::from_record(rec)?,
         None => {
             let mut conn = pool.acquire().await?;

@@ -1,52 +1,81 @@
-//! Wakes long-polls when a match changes, in this process and in every other one: the
-//! `matches_version_changed` trigger NOTIFYs on commit and each process LISTENs.
+//! What this process knows of every match's current version, kept by PostgreSQL's
+//! notifications: the `matches_version_changed` trigger NOTIFYs on commit and each process
+//! LISTENs, so a long-poll learns of a new version, in this process or in any other, without
+//! asking the database. A match whose version is unknown here (never notified since this
+//! process started, or the listener reconnected since) is looked up in the database once.
 
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use sqlx::PgPool;
 use sqlx::postgres::PgListener;
-use tokio::sync::broadcast;
+use tokio::sync::watch;
 use uuid::Uuid;
 
-#[derive(Clone)]
-pub struct Hub {
-    tx: broadcast::Sender<(Uuid, i64)>,
-}
+/// A version not known here.
+pub const UNKNOWN: i64 = -1;
 
-impl Default for Hub {
-    fn default() -> Self {
-        Hub {
-            tx: broadcast::channel(4096).0,
-        }
-    }
+/// Matches remembered before those nobody waits for are forgotten.
+const CAPACITY: usize = 50_000;
+
+#[derive(Clone, Default)]
+pub struct Hub {
+    versions: Arc<Mutex<HashMap<Uuid, watch::Sender<i64>>>>,
 }
 
 impl Hub {
-    pub fn subscribe(&self) -> broadcast::Receiver<(Uuid, i64)> {
-        self.tx.subscribe()
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<i64>>> {
+        self.versions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Waits until `id` is announced; returns its new version, or `None` when the channel
-    /// lagged (the caller must look in the database).
-    pub async fn changed(rx: &mut broadcast::Receiver<(Uuid, i64)>, id: Uuid) -> Option<i64> {
-        loop {
-            match rx.recv().await {
-                Ok((m, version)) if m == id => return Some(version),
-                Ok(_) => {}
-                Err(broadcast::error::RecvError::Lagged(_)) => return None,
-                Err(broadcast::error::RecvError::Closed) => {
-                    std::future::pending::<()>().await;
+    /// Follows match `id`: the receiver holds the newest version known here, or `UNKNOWN`.
+    pub fn subscribe(&self, id: Uuid) -> watch::Receiver<i64> {
+        let mut map = self.map();
+        if map.len() >= CAPACITY {
+            map.retain(|_, tx| tx.receiver_count() > 0);
+        }
+        map.entry(id)
+            .or_insert_with(|| watch::channel(UNKNOWN).0)
+            .subscribe()
+    }
+
+    /// Records that `version` of match `id` is committed (from a notification, a read, or this
+    /// process's own commit) and wakes whoever waits for it.
+    pub fn publish(&self, id: Uuid, version: i64) {
+        let mut map = self.map();
+        if let Some(tx) = map.get(&id) {
+            tx.send_if_modified(|known| {
+                let newer = *known < version;
+                if newer {
+                    *known = version;
                 }
-            }
+                newer
+            });
+            return;
+        }
+        if map.len() >= CAPACITY {
+            map.retain(|_, tx| tx.receiver_count() > 0);
+        }
+        map.insert(id, watch::channel(version).0);
+    }
+
+    /// Forgets every version (notifications may have been missed): waiters wake and ask the
+    /// database.
+    fn forget_all(&self) {
+        let mut map = self.map();
+        map.retain(|_, tx| tx.receiver_count() > 0);
+        for tx in map.values() {
+            tx.send_replace(UNKNOWN);
         }
     }
 
     /// Forwards the database's notifications to this process's waiters until the process ends.
     pub fn spawn_listener(&self, pool: PgPool) -> tokio::task::JoinHandle<()> {
-        let tx = self.tx.clone();
+        let hub = self.clone();
         tokio::spawn(async move {
             loop {
-                match listen(&pool, &tx).await {
+                match hub.listen(&pool).await {
                     Ok(()) => return,
                     Err(e) => {
                         tracing::warn!(error = %e, "match notifications interrupted; reconnecting");
@@ -56,18 +85,46 @@ impl Hub {
             }
         })
     }
+
+    async fn listen(&self, pool: &PgPool) -> sqlx::Result<()> {
+        let mut listener = PgListener::connect_with(pool).await?;
+        listener.listen("paiju_match").await?;
+        // Commits made while no listener was connected were not announced.
+        self.forget_all();
+        loop {
+            let n = listener.recv().await?;
+            if let Some((id, version)) = n.payload().split_once(':')
+                && let (Ok(id), Ok(version)) = (id.parse(), version.parse())
+            {
+                self.publish(id, version);
+            }
+        }
+    }
 }
 
-async fn listen(pool: &PgPool, tx: &broadcast::Sender<(Uuid, i64)>) -> sqlx::Result<()> {
-    let mut listener = PgListener::connect_with(pool).await?;
-    listener.listen("paiju_match").await?;
-    loop {
-        let n = listener.recv().await?;
-        if let Some((id, version)) = n.payload().split_once(':')
-            && let (Ok(id), Ok(version)) = (id.parse(), version.parse())
-        {
-            // No receivers is normal: nobody is long-polling right now.
-            let _ = tx.send((id, version));
-        }
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_only_move_forward_and_wake_subscribers() {
+        let hub = Hub::default();
+        let id = Uuid::new_v4();
+        let mut rx = hub.subscribe(id);
+        assert_eq!(*rx.borrow_and_update(), UNKNOWN);
+        hub.publish(id, 5);
+        assert!(rx.has_changed().unwrap());
+        assert_eq!(*rx.borrow_and_update(), 5);
+        hub.publish(id, 4);
+        assert!(!rx.has_changed().unwrap(), "an older version is no news");
+        hub.forget_all();
+        assert_eq!(*rx.borrow_and_update(), UNKNOWN);
+        let other = Uuid::new_v4();
+        hub.publish(other, 2);
+        assert_eq!(
+            *hub.subscribe(other).borrow(),
+            2,
+            "known before anyone asked"
+        );
     }
 }

@@ -117,6 +117,7 @@ pub async fn show(
 pub async fn act(
     req: HttpRequest,
     pool: web::Data<PgPool>,
+    hub: web::Data<Hub>,
     user: AuthUser,
     path: web::Path<Uuid>,
     body: web::Json<ActionRequest>,
@@ -141,7 +142,15 @@ pub async fn act(
             "action must be an object like {\"type\": \"…\", …}".into(),
         ));
     }
-    let view = matches::act(&pool, &user, path.into_inner(), body.into_inner(), key).await?;
+    let view = matches::act(
+        &pool,
+        &hub,
+        &user,
+        path.into_inner(),
+        body.into_inner(),
+        key,
+    )
+    .await?;
     Ok(view_response(view))
 }
 

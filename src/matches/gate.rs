@@ -1,0 +1,85 @@
+//! One move at a time per match within this process. Moves of one table that arrive together
+//! (every seat acts at once in 扯旋's 簸簸 and split phases) queue here instead of in
+//! PostgreSQL: the first one takes the row lock and commits, and the others, let in one by
+//! one, find its version in the row cache and are answered 409 without a statement. The row
+//! lock in the database still serialises moves across processes; this only spares the
+//! database the queue.
+
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
+use tokio::sync::OwnedMutexGuard;
+use uuid::Uuid;
+
+type Gates = HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>;
+
+static GATES: LazyLock<Mutex<Gates>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+
+/// Held while one request works on a match; dropping it lets the next one in.
+pub struct Gate {
+    id: Uuid,
+    guard: Option<OwnedMutexGuard<()>>,
+}
+
+/// Waits for this process's turn on match `id`.
+pub async fn enter(id: Uuid) -> Gate {
+    let lock = {
+        let mut gates = GATES.lock().unwrap_or_else(|e| e.into_inner());
+        gates.entry(id).or_default().clone()
+    };
+    Gate {
+        id,
+        guard: Some(lock.lock_owned().await),
+    }
+}
+
+/// Whether a request of this process is working on match `id` now.
+pub fn busy(id: Uuid) -> bool {
+    let gates = GATES.lock().unwrap_or_else(|e| e.into_inner());
+    gates.contains_key(&id)
+}
+
+impl Drop for Gate {
+    fn drop(&mut self) {
+        let mut gates = GATES.lock().unwrap_or_else(|e| e.into_inner());
+        drop(self.guard.take());
+        // Nobody holds or waits for it (waiters hold a clone): forget the match.
+        if gates
+            .get(&self.id)
+            .is_some_and(|g| Arc::strong_count(g) == 1)
+        {
+            gates.remove(&self.id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+
+    #[tokio::test]
+    async fn requests_for_one_match_take_turns_and_the_entry_is_forgotten() {
+        let id = Uuid::new_v4();
+        assert!(!busy(id));
+        let first = enter(id).await;
+        assert!(busy(id));
+        let waiting = tokio::spawn(enter(id));
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        assert!(
+            !waiting.is_finished(),
+            "the second request waits for the first"
+        );
+        let other = tokio::time::timeout(Duration::from_secs(1), enter(Uuid::new_v4())).await;
+        assert!(other.is_ok(), "other matches are not held up");
+        drop(first);
+        let second = tokio::time::timeout(Duration::from_secs(1), waiting)
+            .await
+            .expect("let in once the first is done")
+            .unwrap();
+        drop(second);
+        drop(other);
+        assert!(!busy(id), "forgotten once nobody holds or waits for it");
+    }
+}
