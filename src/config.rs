@@ -26,6 +26,8 @@ pub struct Config {
     pub token_ttl: Duration,
     /// `turn_timeout_secs` of coin rooms the lobby makes (`PAIJU_LOBBY_TURN_SECS`, default 20).
     pub lobby_turn_timeout_secs: u32,
+    /// HTTP worker threads (`PAIJU_WORKERS`, default: the number of CPUs).
+    pub workers: usize,
     /// Register and login attempts allowed per client address per minute (`PAIJU_AUTH_PER_MIN`,
     /// default 30; the burst is the same number).
     pub auth_per_minute: u32,
@@ -64,6 +66,10 @@ impl Config {
             sweep_every: Duration::from_millis(num("PAIJU_SWEEP_MS", 250)?),
             token_ttl: Duration::from_secs(num("PAIJU_TOKEN_TTL_SECS", 86_400)?),
             lobby_turn_timeout_secs: num("PAIJU_LOBBY_TURN_SECS", 20)?.max(1) as u32,
+            workers: match num("PAIJU_WORKERS", 0)? {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                n => n as usize,
+            },
             auth_per_minute: num("PAIJU_AUTH_PER_MIN", 30)?.clamp(1, u32::MAX as u64) as u32,
         })
     }

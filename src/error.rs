@@ -3,7 +3,7 @@
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use games::engine::{RuleError, RuleErrorKind};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -102,19 +102,33 @@ impl ApiError {
         }
     }
 
-    pub fn problem(&self) -> Value {
-        let mut body = json!({
-            "type": "about:blank",
-            "title": self.title(),
-            "status": self.status_code().as_u16(),
-            "code": self.code(),
-            "detail": self.detail(),
-        });
-        if let ApiError::VersionConflict(view) = self {
-            body["view"] = (**view).clone();
+    /// The problem+json body.
+    pub fn problem(&self) -> Problem<'_> {
+        Problem {
+            kind: "about:blank",
+            title: self.title(),
+            status: self.status_code().as_u16(),
+            code: self.code(),
+            detail: self.detail(),
+            view: match self {
+                ApiError::VersionConflict(view) => Some(view),
+                _ => None,
+            },
         }
-        body
     }
+}
+
+/// RFC 7807 body; a `version_conflict` carries the current view.
+#[derive(Debug, serde::Serialize)]
+pub struct Problem<'a> {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub title: &'static str,
+    pub status: u16,
+    pub code: &'static str,
+    pub detail: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub view: Option<&'a Value>,
 }
 
 impl ResponseError for ApiError {

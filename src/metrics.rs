@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use actix_web::body::{BoxBody, MessageBody};
 use actix_web::dev::{ServiceRequest, ServiceResponse};
+use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError, get, web};
 use sqlx::PgPool;
@@ -28,15 +29,14 @@ struct Histogram {
 
 #[derive(Default)]
 pub struct Metrics {
-    requests: Mutex<BTreeMap<(String, String, u16), u64>>,
+    requests: Mutex<BTreeMap<(&'static str, &'static str, u16), u64>>,
     actions: Mutex<Histogram>,
 }
 
 impl Metrics {
-    fn observe(&self, method: &str, route: &str, status: u16, secs: f64) {
+    fn observe(&self, method: &'static str, route: &'static str, status: u16, secs: f64) {
         if let Ok(mut r) = self.requests.lock() {
-            *r.entry((method.to_string(), route.to_string(), status))
-                .or_default() += 1;
+            *r.entry((method, route, status)).or_default() += 1;
         }
         if route == "/v1/matches/{id}/actions"
             && let Ok(mut h) = self.actions.lock()
@@ -85,24 +85,43 @@ impl Metrics {
     }
 }
 
-/// Counts every request by its route pattern (not its path, so ids do not explode the labels).
+fn method_label(m: &Method) -> &'static str {
+    match *m {
+        Method::GET => "GET",
+        Method::POST => "POST",
+        Method::PUT => "PUT",
+        Method::DELETE => "DELETE",
+        Method::HEAD => "HEAD",
+        Method::OPTIONS => "OPTIONS",
+        Method::PATCH => "PATCH",
+        _ => "OTHER",
+    }
+}
+
+/// Counts every request by its route pattern (not its path, so ids do not explode the labels)
+/// and logs it at debug level.
 pub async fn track(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
     let started = Instant::now();
     let registry = req.app_data::<web::Data<Metrics>>().cloned();
-    let method = req.method().to_string();
-    let route = req.match_pattern().unwrap_or_else(|| "unmatched".into());
+    let method = method_label(req.method());
+    let route = crate::routes::pattern_of(req.path()).unwrap_or("unmatched");
     let res = next.call(req).await?.map_into_boxed_body();
+    let (status, secs) = (res.status().as_u16(), started.elapsed().as_secs_f64());
     if let Some(m) = registry {
-        m.observe(
-            &method,
-            &route,
-            res.status().as_u16(),
-            started.elapsed().as_secs_f64(),
-        );
+        m.observe(method, route, status, secs);
     }
+    // Paths name matches and tournaments, never secrets; bodies and headers are not logged.
+    tracing::debug!(
+        method,
+        route,
+        path = res.request().path(),
+        status,
+        ms = secs * 1000.0,
+        "request"
+    );
     Ok(res)
 }
 

@@ -9,7 +9,6 @@ use anyhow::Context;
 use sqlx::PgPool;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
-use tracing_actix_web::TracingLogger;
 
 use crate::auth::{Jwt, Role, verify_password};
 use crate::config::Config;
@@ -87,7 +86,6 @@ impl Application {
             App::new()
                 .wrap(middleware::from_fn(metrics::rate_limit))
                 .wrap(middleware::from_fn(metrics::track))
-                .wrap(TracingLogger::default())
                 .app_data(metrics.clone())
                 .app_data(limiter.clone())
                 .app_data(pool_data.clone())
@@ -98,6 +96,7 @@ impl Application {
                 .default_service(web::to(routes::no_route))
         })
         .listen(listener)?
+        .workers(config.workers)
         .shutdown_timeout(10)
         .run();
         tracing::info!(

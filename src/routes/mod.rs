@@ -46,6 +46,22 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/tournaments/{id}/standings"),
 ];
 
+/// The pattern in `ROUTES` that serves `path` (any method), without actix's regex matching:
+/// the metrics label every request with it.
+pub fn pattern_of(path: &str) -> Option<&'static str> {
+    ROUTES.iter().map(|r| r.1).find(|pattern| {
+        let mut want = pattern.split('/');
+        let mut got = path.split('/');
+        loop {
+            match (want.next(), got.next()) {
+                (None, None) => return true,
+                (Some(w), Some(g)) if w == g || (w.starts_with('{') && !g.is_empty()) => {}
+                _ => return false,
+            }
+        }
+    })
+}
+
 pub fn configure(cfg: &mut web::ServiceConfig) {
     cfg.app_data(
         web::JsonConfig::default()
@@ -54,6 +70,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     )
     .app_data(web::QueryConfig::default().error_handler(query_error))
     .app_data(web::PathConfig::default().error_handler(path_error))
+    // actix tries the routes in this order: the ones every move uses first.
+    .service(matches::act)
+    .service(matches::show)
     .service(health::healthz)
     .service(health::openapi)
     .service(crate::metrics::scrape)
@@ -64,10 +83,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(admin::grant)
     .service(admin::set_role)
     .service(matches::create)
-    .service(matches::show)
     .service(matches::join)
     .service(matches::leave)
-    .service(matches::act)
     .service(matches::events)
     .service(matches::replay)
     .service(lobby::enqueue)
@@ -114,4 +131,30 @@ pub async fn no_route(req: HttpRequest) -> HttpResponse {
         req.method(),
         req.path()
     )))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::pattern_of;
+
+    #[test]
+    fn paths_are_labelled_with_their_route_pattern() {
+        let id = "7c1f3a52-1d2e-4e8f-9a0b-3c4d5e6f7a8b";
+        assert_eq!(pattern_of("/healthz"), Some("/healthz"));
+        assert_eq!(
+            pattern_of(&format!("/v1/matches/{id}/actions")),
+            Some("/v1/matches/{id}/actions")
+        );
+        assert_eq!(
+            pattern_of(&format!("/v1/matches/{id}")),
+            Some("/v1/matches/{id}")
+        );
+        assert_eq!(
+            pattern_of("/v1/lobby/dazha/queue"),
+            Some("/v1/lobby/{game}/queue")
+        );
+        assert_eq!(pattern_of("/v1/matches//actions"), None);
+        assert_eq!(pattern_of(&format!("/v1/matches/{id}/nope")), None);
+        assert_eq!(pattern_of("/v1/matches/x/actions/more"), None);
+    }
 }
