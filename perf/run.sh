@@ -4,8 +4,9 @@
 #   2. uses the project-local PostgreSQL cluster (data/pg, started by the server when needed)
 #      or the server of DATABASE_URL, with two scratch databases it creates and drops;
 #   3. for each client count: pgbench with our own move (perf/move.sql) on 10,000 tables
-#      (spread) and on clients/4 tables (hot: as many tables as paiju-load plays), the move
-#      mix (move/stake/settle), then paiju-load against SERVERS paiju processes;
+#      (spread) and on as many tables as clients, the move mix (move/stake/settle), then
+#      paiju-load with a client per table against SERVERS paiju processes; then pgbench and
+#      paiju-load with a client per seat (clients/4 tables);
 #   4. prints the table and the ratios.
 # Environment: RUN_SECS (20), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), KEEP_DBS (unset);
 # DATABASE_URL (a server on 127.0.0.1 instead of the local cluster; any database name, the
@@ -201,59 +202,79 @@ others() {
           AND datname NOT IN ('$BENCH_DB', '$PAIJU_DB')"
 }
 
-for c in $CLIENTS; do
-    hot=$((c / 4))
-    [ "$hot" -ge 1 ] || hot=1
-    LOADS+=("$c clients: load average before $(cut -d' ' -f1-3 /proc/loadavg)")
-
-    say "== $c clients: pgbench move.sql, $MATCHES tables"
-    run_pgbench "$c" "$MATCHES" "pgbench move.sql, $MATCHES tables" -f perf/move.sql
-    s_tps=$R_TPS s99=$R_P99
-    say "== $c clients: pgbench move.sql, $hot tables"
-    run_pgbench "$c" "$hot" "pgbench move.sql, $hot tables (hot)" -f perf/move.sql
-    h_tps=$R_TPS h99=$R_P99
-    say "== $c clients: pgbench move mix 63/30/7, $MATCHES tables"
-    run_pgbench "$c" "$MATCHES" "pgbench mix move/stake/settle 63/30/7" "$MIX"
-    m_tps=$R_TPS m99=$R_P99
-    say "== $hot clients: pgbench move.sql, $hot tables (paiju's moves in flight)"
-    run_pgbench "$hot" "$hot" "pgbench move.sql, $hot tables, $hot clients" -f perf/move.sql
-    e_tps=$R_TPS e99=$R_P99
-
-    say "== $c clients: paiju-load"
+# run_load CLIENTS DRIVE LABEL: one paiju-load run; adds its row and sets R_MPS, R_P99, R_J.
+run_load() {
+    local c=$1 drive=$2 label=$3 prefix load_pid pg0 pg1 sv0 sv1 j moves
+    prefix="$OUT/load-$c-$drive"
     sql "$BASE/$PAIJU_DB" -c CHECKPOINT
     # CPU is counted from the moment play starts (registering players costs the server an
     # argon2 hash each, which is not a move's work).
-    : >"$OUT/load-$c.progress"
+    : >"$prefix.progress"
     { time timeout $((RUN_SECS + 180)) "$BIN/paiju-load" "${URLS[@]}" --clients "$c" \
-        --duration "$RUN_SECS" --timeout-secs 3600 --hands 10 \
-        >"$OUT/load-$c.txt" 2>"$OUT/load-$c.progress"; } 2>"$OUT/load-$c.time" &
+        --drive "$drive" --duration "$RUN_SECS" --timeout-secs 3600 --hands 10 \
+        >"$prefix.txt" 2>"$prefix.progress"; } 2>"$prefix.time" &
     load_pid=$!
     for _ in $(seq 1 1200); do
-        grep -q '^paiju-load: playing' "$OUT/load-$c.progress" && break
+        grep -q '^paiju-load: playing' "$prefix.progress" && break
         kill -0 "$load_pid" 2>/dev/null || break
         sleep 0.1
     done
     pg0=$(pg_ticks)
     sv0=$(server_ticks)
-    wait "$load_pid" || die "paiju-load failed: $(tail -3 "$OUT/load-$c.progress")"
+    wait "$load_pid" || die "paiju-load failed: $(tail -3 "$prefix.progress")"
     pg1=$(pg_ticks)
     sv1=$(server_ticks)
-    OTHERS+=("$c clients: other client connections on the cluster after the runs: $(others)")
-    j=$(tail -1 "$OUT/load-$c.txt")
-    p_mps=$(json_num "$j" moves_per_sec)
-    p99=$(json_num "$j" p99_ms)
+    j=$(tail -1 "$prefix.txt")
     moves=$(json_num "$j" moves)
     # paiju-load's own CPU includes registering its players before the clock starts.
-    row "$c" "paiju-load, $hot tables, $SERVERS server(s)" "$p_mps" "$(json_num "$j" p50_ms)" \
-        "$(json_num "$j" p95_ms)" "$p99" "$(json_num "$j" max_ms)" \
+    row "$c" "$label" "$(json_num "$j" moves_per_sec)" "$(json_num "$j" p50_ms)" \
+        "$(json_num "$j" p95_ms)" "$(json_num "$j" p99_ms)" "$(json_num "$j" max_ms)" \
         "$(ms_per $((pg1 - pg0)) "$moves")" "$(ms_per $((sv1 - sv0)) "$moves")" \
-        "$(awk -v s="$(secs_of "$OUT/load-$c.time")" -v n="$moves" 'BEGIN { printf "%.2f", s * 1000 / n }')"
-    SUMMARY+=("$(awk -v c="$c" -v q="$hot" -v p="$p_mps" -v s="$s_tps" -v h="$h_tps" -v m="$m_tps" \
-        -v e="$e_tps" -v pp="$p99" -v sp="$s99" -v hp="$h99" -v mp="$m99" -v ep="$e99" 'BEGIN {
-        printf "%s clients: paiju = %.0f%% of move.sql spread (p99 %.2f×), %.0f%% of hot (p99 %.2f×), %.0f%% of the mix (p99 %.2f×); at equal moves in flight (pgbench %s clients): %.0f%% (p99 %.2f×)",
-            c, 100 * p / s, pp / sp, 100 * p / h, pp / hp, 100 * p / m, pp / mp, q, 100 * p / e, pp / ep }')")
-    SUMMARY+=("    409s $(json_obj "$j" conflicts) · errors $(json_obj "$j" errors) · moves $(json_obj "$j" moves_by_type)")
+        "$(awk -v s="$(secs_of "$prefix.time")" -v n="$moves" 'BEGIN { printf "%.2f", s * 1000 / n }')"
+    R_MPS=$(json_num "$j" moves_per_sec)
+    R_P99=$(json_num "$j" p99_ms)
+    R_J=$j
+}
+
+# ratio LABEL PAIJU_MPS PAIJU_P99 CEILING_TPS CEILING_P99: one line of the summary.
+ratio() {
+    awk -v l="$1" -v p="$2" -v pp="$3" -v t="$4" -v tp="$5" \
+        'BEGIN { printf "    %-58s %4.0f%% of its moves/s, p99 %.2f×\n", l, 100 * p / t, pp / tp }'
+}
+
+for c in $CLIENTS; do
+    seat_tables=$((c / 4))
+    [ "$seat_tables" -ge 1 ] || seat_tables=1
+    LOADS+=("$c clients: load average before $(cut -d' ' -f1-3 /proc/loadavg)")
+
+    say "== $c clients: pgbench move.sql, $MATCHES tables"
+    run_pgbench "$c" "$MATCHES" "pgbench move.sql, $MATCHES tables" -f perf/move.sql
+    s_tps=$R_TPS s99=$R_P99
+    say "== $c clients: pgbench move.sql, $c tables"
+    run_pgbench "$c" "$c" "pgbench move.sql, $c tables" -f perf/move.sql
+    t_tps=$R_TPS t99=$R_P99
+    say "== $c clients: pgbench move mix 63/30/7, $MATCHES tables"
+    run_pgbench "$c" "$MATCHES" "pgbench mix move/stake/settle 63/30/7" "$MIX"
+    m_tps=$R_TPS m99=$R_P99
+    say "== $c clients: paiju-load, a client per table"
+    run_load "$c" table "paiju-load, a client per table ($c tables)"
+    SUMMARY+=("$c clients, paiju-load with a client per table ($R_MPS moves/s, p99 $R_P99 ms):")
+    SUMMARY+=("$(ratio "pgbench move.sql, $MATCHES tables (the ceiling)" "$R_MPS" "$R_P99" "$s_tps" "$s99")")
+    SUMMARY+=("$(ratio "pgbench move.sql, $c tables (as many as paiju's)" "$R_MPS" "$R_P99" "$t_tps" "$t99")")
+    SUMMARY+=("$(ratio "pgbench mix 63/30/7 (the statements of a real game)" "$R_MPS" "$R_P99" "$m_tps" "$m99")")
+    SUMMARY+=("    409s $(json_obj "$R_J" conflicts) · errors $(json_obj "$R_J" errors) · moves $(json_obj "$R_J" moves_by_type)")
+
+    say "== $seat_tables clients: pgbench move.sql, $seat_tables tables (a table's moves are sequential)"
+    run_pgbench "$seat_tables" "$seat_tables" "pgbench move.sql, $seat_tables tables, $seat_tables clients" -f perf/move.sql
+    e_tps=$R_TPS e99=$R_P99
+    say "== $c clients: paiju-load, a client per seat"
+    run_load "$c" seat "paiju-load, a client per seat ($seat_tables tables)"
+    SUMMARY+=("$c clients, paiju-load with a client per seat ($R_MPS moves/s, p99 $R_P99 ms):")
+    SUMMARY+=("$(ratio "pgbench move.sql, $MATCHES tables (the ceiling)" "$R_MPS" "$R_P99" "$s_tps" "$s99")")
+    SUMMARY+=("$(ratio "pgbench, $seat_tables clients on $seat_tables tables (equal moves in flight)" "$R_MPS" "$R_P99" "$e_tps" "$e99")")
+    SUMMARY+=("    409s $(json_obj "$R_J" conflicts) · errors $(json_obj "$R_J" errors) · moves $(json_obj "$R_J" moves_by_type)")
     LOADS+=("$c clients: load average after $(cut -d' ' -f1-3 /proc/loadavg)")
+    OTHERS+=("$c clients: other client connections on the cluster after the runs: $(others)")
 done
 
 stop_servers

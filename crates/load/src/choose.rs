@@ -30,9 +30,8 @@ impl Game {
         }
     }
 
-    pub fn default_seats(self) -> usize {
-        4
-    }
+    /// Seats per table unless `--seats` says otherwise: every game here takes four.
+    pub const DEFAULT_SEATS: usize = 4;
 
     /// A random legal action for the viewer's seat, or `None` when the view offers nothing
     /// this chooser knows how to fill.

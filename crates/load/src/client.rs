@@ -27,6 +27,27 @@ pub struct Live {
     pub errors: AtomicU64,
 }
 
+impl Live {
+    /// Counts a failure: an expected race (409) or an error, by its key.
+    pub fn failed(&self, stats: &mut ClientStats, f: &Failure) {
+        let (map, live) = if f.expected() {
+            (&mut stats.conflicts, &self.conflicts)
+        } else {
+            (&mut stats.errors, &self.errors)
+        };
+        *map.entry(f.key()).or_default() += 1;
+        live.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Counts an accepted move and its latency.
+    pub fn moved(&self, stats: &mut ClientStats, action: &Value, took: Duration) {
+        stats.latencies_us.push(took.as_micros() as u64);
+        let kind = action["type"].as_str().unwrap_or("?").to_string();
+        *stats.moves_by_type.entry(kind).or_default() += 1;
+        self.moves.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
 /// How a client finds its group's current match: seat 0 creates it and announces its id; the
 /// others join it one at a time, holding the group's gate. (Concurrent joins of one match can
 /// leave it full but never dealt: a join that waited for the match row lock reads the seats
@@ -69,13 +90,7 @@ impl Client {
     }
 
     fn failed(&mut self, f: &Failure) {
-        let (map, live) = if f.expected() {
-            (&mut self.stats.conflicts, &self.live.conflicts)
-        } else {
-            (&mut self.stats.errors, &self.live.errors)
-        };
-        *map.entry(f.key()).or_default() += 1;
-        live.fetch_add(1, Ordering::Relaxed);
+        self.live.failed(&mut self.stats, f);
     }
 
     /// Takes this client's seat in its group's next match (not `last`); `None` once the
@@ -147,10 +162,7 @@ impl Client {
             let took = started.elapsed();
             view = match result {
                 Ok(next) => {
-                    self.stats.latencies_us.push(took.as_micros() as u64);
-                    let kind = action["type"].as_str().unwrap_or("?").to_string();
-                    *self.stats.moves_by_type.entry(kind).or_default() += 1;
-                    self.live.moves.fetch_add(1, Ordering::Relaxed);
+                    self.live.moved(&mut self.stats, &action, took);
                     next
                 }
                 Err(f) => {

@@ -5,6 +5,7 @@ mod api;
 mod choose;
 mod client;
 mod stats;
+mod table;
 
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -21,6 +22,10 @@ use crate::api::Api;
 use crate::choose::Game;
 use crate::client::{Client, Live, Role};
 use crate::stats::{ClientStats, Report};
+use crate::table::TableClient;
+
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// Coins granted to every player: at most 10 × min_bobo is staked per hand (see choose.rs),
 /// so this lasts far longer than any run.
@@ -41,14 +46,20 @@ struct Args {
     /// Server base URL; repeat to spread the clients round-robin over several servers.
     #[arg(long = "url", default_value = "http://127.0.0.1:8080")]
     urls: Vec<String>,
-    /// Concurrent clients, one seat each; a multiple of --seats.
+    /// Concurrent clients: with --drive seat, one seat each (a multiple of --seats); with
+    /// --drive table, one table each.
     #[arg(long, default_value_t = 8)]
     clients: usize,
+    /// What a client plays: one seat, waiting for the others' moves like a phone at a table,
+    /// or every seat of one table, always sending the next move like a pgbench connection.
+    #[arg(long, value_enum, default_value_t = Drive::Seat)]
+    drive: Drive,
     /// Seconds of play, after the players are registered.
     #[arg(long, default_value_t = 30)]
     duration: u64,
-    #[arg(long, value_enum, default_value_t = Game::Chexuan)]
-    game: Game,
+    /// The games played; with several (`chexuan,dazha`), tables take them in turn.
+    #[arg(long, value_enum, value_delimiter = ',', default_value = "chexuan")]
+    game: Vec<Game>,
     /// Seats per match (default: 4).
     #[arg(long)]
     seats: Option<usize>,
@@ -66,16 +77,33 @@ struct Args {
     seed: Option<u64>,
 }
 
-fn check(args: &Args) -> Result<usize, String> {
-    let seats = args.seats.unwrap_or(args.game.default_seats());
-    let (lo, hi) = args.game.seat_range();
-    if !(lo..=hi).contains(&seats) {
-        return Err(format!(
-            "{} is played by {lo} to {hi} seats, not {seats}",
-            args.game.name()
-        ));
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum Drive {
+    Seat,
+    Table,
+}
+
+impl Drive {
+    fn name(self) -> &'static str {
+        match self {
+            Drive::Seat => "seat",
+            Drive::Table => "table",
+        }
     }
-    if args.clients == 0 || !args.clients.is_multiple_of(seats) {
+}
+
+fn check(args: &Args) -> Result<usize, String> {
+    let seats = args.seats.unwrap_or(Game::DEFAULT_SEATS);
+    for game in &args.game {
+        let (lo, hi) = game.seat_range();
+        if !(lo..=hi).contains(&seats) {
+            return Err(format!(
+                "{} is played by {lo} to {hi} seats, not {seats}",
+                game.name()
+            ));
+        }
+    }
+    if args.clients == 0 || (args.drive == Drive::Seat && !args.clients.is_multiple_of(seats)) {
         return Err(format!(
             "--clients must be a positive multiple of the {seats} seats of a match, got {}",
             args.clients
@@ -167,49 +195,82 @@ async fn run(args: Args, seats: usize) -> Result<Report, String> {
         })?;
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
     let tag = fastrand::u32(..);
+    let games = args
+        .game
+        .iter()
+        .map(|g| g.name())
+        .collect::<Vec<_>>()
+        .join(",");
+    let (players, tables) = match args.drive {
+        Drive::Seat => (args.clients, args.clients / seats),
+        Drive::Table => (args.clients * seats, args.clients),
+    };
     eprintln!(
-        "paiju-load: registering {} players ({} matches of {seats} {}) on {}",
-        args.clients,
-        args.clients / seats,
-        args.game.name(),
+        "paiju-load: registering {players} players ({tables} matches of {seats} {}, a client \
+         per {}) on {}",
+        games,
+        args.drive.name(),
         urls.join(" ")
     );
-    let players = register(&http, &urls, &admin, args.clients, tag).await?;
+    let players = register(&http, &urls, &admin, players, tag).await?;
 
-    let create = json!({
-        "game": args.game.name(),
-        "seats": seats,
-        "options": { "turn_timeout_secs": args.timeout_secs, "hands": args.hands },
-    });
+    let create = |game: Game| {
+        json!({
+            "game": game.name(),
+            "seats": seats,
+            "options": { "turn_timeout_secs": args.timeout_secs, "hands": args.hands },
+        })
+    };
     let live = Arc::new(Live::default());
     // perf/run.sh starts its CPU accounting at this line.
     eprintln!("paiju-load: playing for {} s", args.duration);
     let start = Instant::now();
     let deadline = start + Duration::from_secs(args.duration);
     let mut clients = JoinSet::new();
-    let mut group = None;
-    for (i, api) in players.into_iter().enumerate() {
-        let seat = i % seats;
-        let role = if seat == 0 {
-            let (tx, rx) = watch::channel(None);
-            group = Some((rx, Arc::new(Mutex::new(()))));
-            Role::Creator(tx)
-        } else {
-            let (rx, gate) = group.clone().ok_or("no creator for a group")?;
-            Role::Joiner(rx, gate)
-        };
-        let client = Client {
-            api,
-            game: args.game,
-            seat,
-            role,
-            create: create.clone(),
-            deadline,
-            rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
-            live: live.clone(),
-            stats: ClientStats::default(),
-        };
-        clients.spawn(client.run());
+    match args.drive {
+        Drive::Table => {
+            let mut players = players.into_iter();
+            for i in 0..args.clients {
+                let game = args.game[i % args.game.len()];
+                let client = TableClient {
+                    players: players.by_ref().take(seats).collect(),
+                    game,
+                    create: create(game),
+                    deadline,
+                    rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
+                    live: live.clone(),
+                    stats: ClientStats::default(),
+                };
+                clients.spawn(client.run());
+            }
+        }
+        Drive::Seat => {
+            let mut group = None;
+            for (i, api) in players.into_iter().enumerate() {
+                let seat = i % seats;
+                let game = args.game[i / seats % args.game.len()];
+                let role = if seat == 0 {
+                    let (tx, rx) = watch::channel(None);
+                    group = Some((rx, Arc::new(Mutex::new(()))));
+                    Role::Creator(tx)
+                } else {
+                    let (rx, gate) = group.clone().ok_or("no creator for a group")?;
+                    Role::Joiner(rx, gate)
+                };
+                let client = Client {
+                    api,
+                    game,
+                    seat,
+                    role,
+                    create: create(game),
+                    deadline,
+                    rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
+                    live: live.clone(),
+                    stats: ClientStats::default(),
+                };
+                clients.spawn(client.run());
+            }
+        }
     }
 
     let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
@@ -232,8 +293,9 @@ async fn run(args: Args, seats: usize) -> Result<Report, String> {
         total.merge(r.map_err(|e| e.to_string())?);
     }
     Ok(Report::new(
-        args.game.name(),
+        games,
         args.clients,
+        args.drive.name(),
         urls,
         args.duration as f64,
         total,
@@ -276,6 +338,11 @@ mod tests {
         assert_eq!(check(&parse(&[])), Ok(4));
         assert_eq!(check(&parse(&["--clients", "6", "--seats", "3"])), Ok(3));
         assert!(check(&parse(&["--clients", "6"])).is_err());
+        assert_eq!(
+            check(&parse(&["--clients", "6", "--drive", "table"])),
+            Ok(4),
+            "a client per table plays any number of tables"
+        );
         assert!(
             check(&parse(&[
                 "--game",
@@ -288,6 +355,22 @@ mod tests {
             .is_err()
         );
         assert!(check(&parse(&["--seats", "7", "--clients", "7"])).is_err());
+        assert!(
+            check(&parse(&[
+                "--game",
+                "chexuan,dazha",
+                "--seats",
+                "3",
+                "--clients",
+                "6"
+            ]))
+            .is_err(),
+            "every game must take the seats"
+        );
+        assert_eq!(
+            parse(&["--game", "chexuan,dazha"]).game,
+            [Game::Chexuan, Game::Dazha]
+        );
         assert!(check(&parse(&["--duration", "0"])).is_err());
         assert!(check(&parse(&["--admin", "nopassword"])).is_err());
     }

@@ -71,8 +71,11 @@ impl Latency {
 
 /// The run's result.
 pub struct Report {
-    pub game: &'static str,
+    /// The games played, comma-separated.
+    pub game: String,
     pub clients: usize,
+    /// What a client plays: "seat" or "table".
+    pub drive: &'static str,
     pub urls: Vec<String>,
     pub seconds: f64,
     pub moves: u64,
@@ -86,8 +89,9 @@ fn round3(x: f64) -> f64 {
 
 impl Report {
     pub fn new(
-        game: &'static str,
+        game: String,
         clients: usize,
+        drive: &'static str,
         urls: Vec<String>,
         seconds: f64,
         mut stats: ClientStats,
@@ -96,6 +100,7 @@ impl Report {
         Report {
             game,
             clients,
+            drive,
             urls,
             seconds,
             moves: samples.len() as u64,
@@ -132,7 +137,7 @@ impl Report {
             None => "no move completed".into(),
         };
         format!(
-            "game {} · {} clients · {} · {:.1} s\n\
+            "game {} · {} clients (a client per {}) · {} · {:.1} s\n\
              moves        {} ({:.1}/s), matches finished {}\n\
              latency      {lat}\n\
              by action    {}\n\
@@ -140,6 +145,7 @@ impl Report {
              errors       {}",
             self.game,
             self.clients,
+            self.drive,
             self.urls.join(" "),
             self.seconds,
             self.moves,
@@ -158,6 +164,7 @@ impl Report {
         json!({
             "game": self.game,
             "clients": self.clients,
+            "drive": self.drive,
             "urls": self.urls,
             "seconds": round3(self.seconds),
             "moves": self.moves,
@@ -215,7 +222,7 @@ mod tests {
         b.conflicts.insert("version_conflict".into(), 4);
         b.moves_by_type.insert("fold".into(), 1);
         a.merge(b);
-        let r = Report::new("chexuan", 2, vec!["http://x".into()], 2.0, a);
+        let r = Report::new("chexuan".into(), 2, "seat", vec!["http://x".into()], 2.0, a);
         let j = r.json();
         assert_eq!(j["moves"], 3);
         assert_eq!(j["moves_per_sec"], 1.5);

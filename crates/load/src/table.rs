@@ -1,0 +1,141 @@
+//! One client driving a whole table: it holds every seat's session and always sends the next
+//! move, for whichever seat is to act, with that seat's own token and from that seat's own
+//! view. N such clients keep N moves in flight, as pgbench's N connections keep N
+//! transactions in flight; a client per seat (`client.rs`) spends most of its time waiting
+//! for the other players.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use fastrand::Rng;
+use serde_json::Value;
+use tokio::time::Instant;
+
+use crate::api::{Api, Failure, View};
+use crate::choose::Game;
+use crate::client::Live;
+use crate::stats::ClientStats;
+
+const BACKOFF: Duration = Duration::from_millis(50);
+/// Longest wait for a table where nobody is asked to act (the server's automatic steps).
+const MAX_WAIT_SECS: u64 = 10;
+
+pub struct TableClient {
+    /// One logged-in player per seat.
+    pub players: Vec<Api>,
+    pub game: Game,
+    /// Body of `POST /v1/matches` (sent by seat 0).
+    pub create: Value,
+    pub deadline: Instant,
+    pub rng: Rng,
+    pub live: Arc<Live>,
+    pub stats: ClientStats,
+}
+
+impl TableClient {
+    /// Plays until the deadline; whatever request is in flight then is dropped.
+    pub async fn run(mut self) -> ClientStats {
+        let deadline = self.deadline;
+        let _ = tokio::time::timeout_at(deadline, self.play()).await;
+        self.stats
+    }
+
+    async fn play(&mut self) {
+        loop {
+            let view = self.form().await;
+            self.play_match(view).await;
+            self.stats.matches_finished += 1;
+        }
+    }
+
+    fn failed(&mut self, f: &Failure) {
+        self.live.failed(&mut self.stats, f);
+    }
+
+    /// Creates a match with seat 0 and seats every other player, one after the other.
+    async fn form(&mut self) -> View {
+        let mut view = loop {
+            match self.players[0].create(&self.create).await {
+                Ok(v) => break v,
+                Err(f) => self.failed(&f),
+            }
+            tokio::time::sleep(BACKOFF).await;
+        };
+        for seat in 1..self.players.len() {
+            view = loop {
+                match self.players[seat].join(&view.id, seat).await {
+                    Ok(v) => break v,
+                    // Seated by an earlier attempt whose answer was lost.
+                    Err(f) if f.code() == Some("conflict") => {
+                        self.failed(&f);
+                        if let Ok(v) = self.players[seat].view(&view.id, None).await {
+                            break v;
+                        }
+                    }
+                    Err(f) => self.failed(&f),
+                }
+                tokio::time::sleep(BACKOFF).await;
+            };
+        }
+        view
+    }
+
+    /// Seat `seat`'s view at `version` or later (a long-poll that answers at once when the
+    /// match is already there); retried until it comes.
+    async fn fetch(&mut self, id: &str, seat: usize, version: i64) -> View {
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            let wait = (version - 1, left.as_secs().clamp(1, MAX_WAIT_SECS));
+            match self.players[seat].view(id, Some(wait)).await {
+                Ok(v) => return v,
+                Err(f) => self.failed(&f),
+            }
+            tokio::time::sleep(BACKOFF).await;
+        }
+    }
+
+    async fn play_match(&mut self, mut view: View) {
+        let mut views: Vec<Option<View>> = vec![None; self.players.len()];
+        let id = view.id.clone();
+        while !view.over() {
+            if view.to_act.is_empty() {
+                // Nobody to act: wait for the server's next step.
+                view = self.fetch(&id, 0, view.version + 1).await;
+                continue;
+            }
+            let seat = view.to_act[self.rng.usize(..view.to_act.len())];
+            let mine = match views[seat].take() {
+                Some(v) if v.version == view.version => v,
+                _ => self.fetch(&id, seat, view.version).await,
+            };
+            if mine.version != view.version || !mine.my_turn() {
+                view = mine;
+                continue;
+            }
+            let Some(action) = self.game.choose(&mine, &mut self.rng) else {
+                view = self.fetch(&id, seat, view.version + 1).await;
+                continue;
+            };
+            let started = std::time::Instant::now();
+            let result = self.players[seat].act(&id, mine.version, &action).await;
+            let took = started.elapsed();
+            view = match result {
+                Ok(next) => {
+                    self.live.moved(&mut self.stats, &action, took);
+                    views[seat] = Some(next.clone());
+                    next
+                }
+                Err(f) => {
+                    self.failed(&f);
+                    match f {
+                        Failure::Problem { view: Some(v), .. } => *v,
+                        _ => {
+                            tokio::time::sleep(BACKOFF).await;
+                            self.fetch(&id, seat, view.version).await
+                        }
+                    }
+                }
+            };
+        }
+    }
+}
