@@ -8,7 +8,8 @@
 #      paiju-load with a client per table against SERVERS paiju processes; then pgbench and
 #      paiju-load with a client per seat (clients/4 tables);
 #   4. prints the table and the ratios.
-# Environment: RUN_SECS (20), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), KEEP_DBS (unset);
+# Environment: RUN_SECS (20), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), GAMES (the games
+# paiju-load plays, "chexuan,dazha"), KEEP_DBS (unset);
 # DATABASE_URL (a server on 127.0.0.1 instead of the local cluster; any database name, the
 # scratch databases are created beside it) with PGDATA (its data directory, for the CPU column).
 # Only 127.0.0.1 is ever contacted. Every wait is bounded.
@@ -20,6 +21,7 @@ RUN_SECS=${RUN_SECS:-20}
 CLIENTS=${CLIENTS:-"8 32"}
 SERVERS=${SERVERS:-1}
 MATCHES=${MATCHES:-10000}
+GAMES=${GAMES:-chexuan,dazha}
 MIX="-f perf/move.sql@63 -f perf/stake.sql@30 -f perf/settle.sql@7"
 TARGET=${CARGO_TARGET_DIR:-target}
 BIN=$TARGET/release
@@ -191,7 +193,7 @@ PG_VERSION=$(psql "$BASE/postgres" -X -At -c "SHOW server_version")
 PG_SETTINGS=$(psql "$BASE/postgres" -X -At -F ' ' -c \
     "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ' ' ORDER BY name)
        FROM pg_settings WHERE name IN ('shared_buffers', 'synchronous_commit', 'max_connections')")
-HEADER="$(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · $(free -g | awk '/^Mem:/ {print $2}') GiB · PostgreSQL $PG_VERSION ($PG_SETTINGS) · $SERVERS paiju process(es) · ${RUN_SECS} s per run"
+HEADER="$(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · $(free -g | awk '/^Mem:/ {print $2}') GiB · PostgreSQL $PG_VERSION ($PG_SETTINGS) · $SERVERS paiju process(es) · games $GAMES · ${RUN_SECS} s per run · commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 LOADS=()
 SUMMARY=()
 OTHERS=()
@@ -211,7 +213,7 @@ run_load() {
     # argon2 hash each, which is not a move's work).
     : >"$prefix.progress"
     { time timeout $((RUN_SECS + 180)) "$BIN/paiju-load" "${URLS[@]}" --clients "$c" \
-        --drive "$drive" --duration "$RUN_SECS" --timeout-secs 3600 --hands 10 \
+        --drive "$drive" --game "$GAMES" --duration "$RUN_SECS" --timeout-secs 3600 --hands 10 \
         >"$prefix.txt" 2>"$prefix.progress"; } 2>"$prefix.time" &
     load_pid=$!
     for _ in $(seq 1 1200); do
