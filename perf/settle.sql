@@ -2,7 +2,7 @@
 -- settlement (src/matches/table.rs `carry_out`: payout transfer from the escrow to the four
 -- wallets, `UPDATE hands`, `record_points`) and the deal of the next hand (`Table::deal`:
 -- wallets and 积分, `INSERT INTO hands`), then the save with the showdown, settlement and new
--- hand events. 10 round trips. See move.sql for the conventions; the hand being closed is the
+-- hand events. 9 round trips. See move.sql for the conventions; the hand being closed is the
 -- match's latest (a sub-select here, a parameter in the server).
 \set n random(1, :nrows)
 \set seat random(0, 3)
@@ -10,11 +10,6 @@
 \set u1 4 * :n + 1
 \set u2 4 * :n + 2
 \set u3 4 * :n + 3
-\set a0 1000 + 5 * :n
-\set a1 1000 + 5 * :n + 1
-\set a2 1000 + 5 * :n + 2
-\set a3 1000 + 5 * :n + 3
-\set ea 1000 + 5 * :n + 4
 BEGIN;
 SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.action_no,
        m.state, m.deadline_at, m.tournament_id, m.fixed_seed, m.fixed_deck,
@@ -29,24 +24,36 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
 \set nv :version + 2
 \set seq :last_seq + 1
 \set an :action_no + 1
-SELECT id, user_id, match_id, tournament_id, balance FROM accounts
- WHERE (false AND kind = 'house')
-    OR user_id = ANY(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
-                           bench_user(:u2::bigint), bench_user(:u3::bigint)])
-    OR match_id = ANY(ARRAY[:id::uuid]) OR tournament_id = ANY('{}'::uuid[])
- ORDER BY id FOR UPDATE;
-WITH t AS (
+WITH l AS (
+     SELECT * FROM unnest(ARRAY['user', 'user', 'user', 'user', 'escrow']::text[],
+                          ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
+                                bench_user(:u2::bigint), bench_user(:u3::bigint),
+                                :id::uuid]::uuid[],
+                          ARRAY[251, 672, 873, 145, -1941]::bigint[],
+                          ARRAY[0, 1, 2, 3, 4]::int[])
+                AS l(kind, ref, amount, leg)),
+ a AS (
+     SELECT acc.id, l.amount, l.leg FROM l JOIN accounts acc ON acc.id = (
+            CASE l.kind
+                WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
+                WHEN 'escrow' THEN (SELECT id FROM accounts WHERE match_id = l.ref)
+                WHEN 'tournament'
+                    THEN (SELECT id FROM accounts WHERE tournament_id = l.ref)
+                ELSE (SELECT id FROM accounts WHERE kind = 'house')
+            END)
+      ORDER BY acc.id FOR UPDATE OF acc),
+ t AS (
      INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
      VALUES ('hand_settlement', :id::uuid, NULL, :nv::bigint, NULL) RETURNING id),
  u AS (
-     UPDATE accounts a SET balance = a.balance + l.amount
-       FROM unnest(ARRAY[:a0::bigint, :a1::bigint, :a2::bigint, :a3::bigint, :ea::bigint]::bigint[],
-                   ARRAY[251, 672, 873, 145, -1941]::bigint[]) AS l(account_id, amount)
-      WHERE a.id = l.account_id
-     RETURNING a.id, a.balance, l.amount)
-INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-SELECT t.id, u.id, u.amount, u.balance FROM t, u
-RETURNING account_id, id;
+     UPDATE accounts acc SET balance = acc.balance + a.amount
+       FROM a WHERE acc.id = a.id
+     RETURNING acc.id, acc.balance, a.amount, a.leg),
+ e AS (
+     INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
+     SELECT t.id, u.id, u.amount, u.balance FROM t, u
+     RETURNING account_id, id)
+SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id;
 UPDATE hands SET ended_at = now(), result = :last_result::jsonb
  WHERE match_id = :id::uuid
    AND hand_no = (SELECT max(hand_no) FROM hands WHERE match_id = :id::uuid)

@@ -1,12 +1,11 @@
 -- One 扯旋 set_bobo (簸簸): the betting move's statements plus the ledger transfer of the bobo
--- from the wallet to the table's escrow (src/ledger.rs `transfer`: lock the two accounts, then
--- one statement for ledger_tx, the balances and ledger_entries; the deferred trigger
--- ledger_entries_balanced runs at COMMIT). 6 round trips. See move.sql for the conventions.
+-- from the wallet to the table's escrow (src/ledger.rs `transfer`: one statement locks the two
+-- accounts in id order and writes ledger_tx, the balances and ledger_entries; the deferred
+-- trigger ledger_entries_balanced runs at COMMIT). 5 round trips. See move.sql for the
+-- conventions.
 \set n random(1, :nrows)
 \set seat random(0, 3)
 \set amt random(100, 1000)
-\set ua 1000 + 5 * :n + :seat
-\set ea 1000 + 5 * :n + 4
 \set neg -1 * :amt
 BEGIN;
 SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.action_no,
@@ -22,23 +21,33 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
 \set nv :version + 1
 \set seq :last_seq + 1
 \set an :action_no + 1
-SELECT id, user_id, match_id, tournament_id, balance FROM accounts
- WHERE (false AND kind = 'house')
-    OR user_id = ANY(ARRAY[bench_user(4 * :n::bigint + :seat::int)])
-    OR match_id = ANY(ARRAY[:id::uuid]) OR tournament_id = ANY('{}'::uuid[])
- ORDER BY id FOR UPDATE;
-WITH t AS (
+WITH l AS (
+     SELECT * FROM unnest(ARRAY['user', 'escrow']::text[],
+                          ARRAY[bench_user(4 * :n::bigint + :seat::int), :id::uuid]::uuid[],
+                          ARRAY[:neg::bigint, :amt::bigint]::bigint[], ARRAY[0, 1]::int[])
+                AS l(kind, ref, amount, leg)),
+ a AS (
+     SELECT acc.id, l.amount, l.leg FROM l JOIN accounts acc ON acc.id = (
+            CASE l.kind
+                WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
+                WHEN 'escrow' THEN (SELECT id FROM accounts WHERE match_id = l.ref)
+                WHEN 'tournament'
+                    THEN (SELECT id FROM accounts WHERE tournament_id = l.ref)
+                ELSE (SELECT id FROM accounts WHERE kind = 'house')
+            END)
+      ORDER BY acc.id FOR UPDATE OF acc),
+ t AS (
      INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
      VALUES ('stake', :id::uuid, NULL, 2, NULL) RETURNING id),
  u AS (
-     UPDATE accounts a SET balance = a.balance + l.amount
-       FROM unnest(ARRAY[:ua::bigint, :ea::bigint]::bigint[],
-                   ARRAY[:neg::bigint, :amt::bigint]::bigint[]) AS l(account_id, amount)
-      WHERE a.id = l.account_id
-     RETURNING a.id, a.balance, l.amount)
-INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-SELECT t.id, u.id, u.amount, u.balance FROM t, u
-RETURNING account_id, id;
+     UPDATE accounts acc SET balance = acc.balance + a.amount
+       FROM a WHERE acc.id = a.id
+     RETURNING acc.id, acc.balance, a.amount, a.leg),
+ e AS (
+     INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
+     SELECT t.id, u.id, u.amount, u.balance FROM t, u
+     RETURNING account_id, id)
+SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id;
 WITH m AS (
      UPDATE matches SET state = :state, version = :nv::bigint, last_seq = :seq::bigint,
             action_no = :an::bigint, status = :status::text,

@@ -128,47 +128,68 @@ pub async fn transfer(
     if net.is_empty() {
         return Ok(None);
     }
-    let parties: Vec<Party> = net.keys().copied().collect();
-    let accounts = lock_accounts(conn, &parties).await?;
-    for (p, a) in &net {
-        let (_, balance) = accounts[p];
-        if *p != Party::House && balance + a < 0 {
-            return Err(ApiError::InsufficientCoins(format!(
-                "this needs {} coins but the wallet holds {balance}",
-                -a
-            )));
-        }
-    }
-    let ids: Vec<i64> = net.keys().map(|p| accounts[p].0).collect();
+    // One statement: lock the accounts in id order (concurrent transfers never deadlock), add
+    // the amounts, write the transaction and its entries. The CHECK on `accounts` refuses a
+    // balance below zero (→ insufficient_coins) and the deferred trigger checks the sum.
+    let (kinds, refs): (Vec<&str>, Vec<Option<Uuid>>) = net
+        .keys()
+        .map(|p| match *p {
+            Party::House => ("house", None),
+            Party::User(u) => ("user", Some(u)),
+            Party::MatchEscrow(m) => ("escrow", Some(m)),
+            Party::TournamentEscrow(t) => ("tournament", Some(t)),
+        })
+        .unzip();
     let amounts: Vec<i64> = net.values().copied().collect();
-    let entry_ids: Vec<(i64, i64)> = sqlx::query_as(
-        "WITH t AS (
+    let entries: Vec<(i64, i64)> = sqlx::query_as(
+        "WITH l AS (
+             SELECT * FROM unnest($6::text[], $7::uuid[], $8::bigint[], $9::int[])
+                        AS l(kind, ref, amount, leg)),
+         a AS (
+             SELECT acc.id, l.amount, l.leg FROM l JOIN accounts acc ON acc.id = (
+                    CASE l.kind
+                        WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
+                        WHEN 'escrow' THEN (SELECT id FROM accounts WHERE match_id = l.ref)
+                        WHEN 'tournament'
+                            THEN (SELECT id FROM accounts WHERE tournament_id = l.ref)
+                        ELSE (SELECT id FROM accounts WHERE kind = 'house')
+                    END)
+              ORDER BY acc.id FOR UPDATE OF acc),
+         t AS (
              INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
              VALUES ($1, $2, $3, $4, $5) RETURNING id),
          u AS (
-             UPDATE accounts a SET balance = a.balance + l.amount
-               FROM unnest($6::bigint[], $7::bigint[]) AS l(account_id, amount)
-              WHERE a.id = l.account_id
-             RETURNING a.id, a.balance, l.amount)
-         INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-         SELECT t.id, u.id, u.amount, u.balance FROM t, u
-         RETURNING account_id, id",
+             UPDATE accounts acc SET balance = acc.balance + a.amount
+               FROM a WHERE acc.id = a.id
+             RETURNING acc.id, acc.balance, a.amount, a.leg),
+         e AS (
+             INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
+             SELECT t.id, u.id, u.amount, u.balance FROM t, u
+             RETURNING account_id, id)
+         SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id",
     )
     .bind(meta.reason)
     .bind(meta.match_id)
     .bind(meta.tournament_id)
     .bind(meta.hand_no)
     .bind(&meta.note)
-    .bind(&ids)
+    .bind(&kinds)
+    .bind(&refs)
     .bind(&amounts)
+    .bind((0..net.len() as i32).collect::<Vec<i32>>())
     .fetch_all(&mut *conn)
     .await?;
-    let by_account: BTreeMap<i64, i64> = entry_ids.into_iter().collect();
-    Ok(Some(
-        net.keys()
-            .map(|p| (*p, by_account[&accounts[p].0]))
-            .collect(),
-    ))
+    let by_leg: BTreeMap<i64, i64> = entries.into_iter().collect();
+    net.keys()
+        .enumerate()
+        .map(|(i, p)| match by_leg.get(&(i as i64)) {
+            Some(id) => Ok((*p, *id)),
+            None => Err(ApiError::Internal(anyhow::anyhow!(
+                "ledger account missing for {p:?}"
+            ))),
+        })
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 /// Takes up to `amount` from a user's wallet to the house, never below zero; returns what was
