@@ -518,9 +518,12 @@ pub async fn get(
         && gate::busy(id)
     {
         // The notification can overtake the commit's reply to the move's own request in this
-        // process: once that request is done, its row is in the cache.
-        drop(gate::enter(id).await);
-        cached = cache::at_least(id, v);
+        // process: once that request is done, its row is in the cache. (A request that waits
+        // for another process's row lock is not waited for long: the database answers then.)
+        if let Ok(gate) = tokio::time::timeout(Duration::from_millis(500), gate::enter(id)).await {
+            drop(gate);
+            cached = cache::at_least(id, v);
+        }
     }
     let t = match cached {
         Some(rec) => Table::from_record(rec)?,
