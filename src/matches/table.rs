@@ -837,7 +837,8 @@ impl Table {
         }
     }
 
-    /// The match as `user` may see it (api.md § The match view).
+    /// The match as `user` may see it (api.md § The match view). Built field by field: the
+    /// stored JSON (options, last result) is cloned, not re-serialised as `json!` would.
     pub fn view(&self, user: Option<Uuid>) -> Value {
         let me = user.and_then(|u| self.seat_of(u));
         let in_hand = self.state.stage() == Stage::InHand;
@@ -845,18 +846,24 @@ impl Table {
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| match s {
-                Some(s) => json!({
-                    "seat": i,
-                    "user_id": s.user_id,
-                    "username": s.username,
-                    "coins_at_table": self.state.table_coins(i),
-                    "auto": s.auto,
-                }),
-                None => json!({
-                    "seat": i, "user_id": null, "username": null,
-                    "coins_at_table": null, "auto": false,
-                }),
+            .map(|(i, s)| {
+                let mut seat = serde_json::Map::with_capacity(5);
+                seat.insert("seat".into(), i.into());
+                match s {
+                    Some(s) => {
+                        seat.insert("user_id".into(), s.user_id.to_string().into());
+                        seat.insert("username".into(), s.username.clone().into());
+                        seat.insert("coins_at_table".into(), self.state.table_coins(i).into());
+                        seat.insert("auto".into(), s.auto.into());
+                    }
+                    None => {
+                        seat.insert("user_id".into(), Value::Null);
+                        seat.insert("username".into(), Value::Null);
+                        seat.insert("coins_at_table".into(), Value::Null);
+                        seat.insert("auto".into(), false.into());
+                    }
+                }
+                Value::Object(seat)
             })
             .collect();
         let mut legal = match (me, self.status) {
@@ -868,27 +875,46 @@ impl Table {
         {
             legal.push(json!({ "type": "resume" }));
         }
-        json!({
-            "id": self.id,
-            "game": self.game.name(),
-            "status": self.status.as_str(),
-            "version": self.version,
-            "options": self.options,
-            "seats": seats,
-            "you": me.map(|s| json!({ "seat": s })),
-            "hand_no": self.state.hand_no(),
-            "phase": if self.status == Status::Waiting && self.state.hand_no() == 0 {
-                "waiting"
-            } else {
-                self.state.phase()
-            },
-            "to_act": if in_hand { self.state.to_act() } else { Vec::new() },
-            "deadline": self.deadline_at,
-            "legal_actions": legal,
-            "shuffle_commitment": self.commitment,
-            "tournament_id": self.tournament_id,
-            "state": self.state.view(me),
-            "last_result": self.last_result,
-        })
+        let phase = if self.status == Status::Waiting && self.state.hand_no() == 0 {
+            "waiting"
+        } else {
+            self.state.phase()
+        };
+        let to_act = if in_hand {
+            self.state.to_act()
+        } else {
+            Vec::new()
+        };
+        let mut v = serde_json::Map::with_capacity(17);
+        v.insert("id".into(), self.id.to_string().into());
+        v.insert("game".into(), self.game.name().into());
+        v.insert("status".into(), self.status.as_str().into());
+        v.insert("version".into(), self.version.into());
+        v.insert("options".into(), self.options.clone());
+        v.insert("seats".into(), Value::Array(seats));
+        v.insert(
+            "you".into(),
+            me.map_or(Value::Null, |s| json!({ "seat": s })),
+        );
+        v.insert("hand_no".into(), self.state.hand_no().into());
+        v.insert("phase".into(), phase.into());
+        v.insert("to_act".into(), to_act.into());
+        v.insert("deadline".into(), json!(self.deadline_at));
+        v.insert("legal_actions".into(), legal.into());
+        v.insert(
+            "shuffle_commitment".into(),
+            self.commitment.clone().map_or(Value::Null, Value::from),
+        );
+        v.insert(
+            "tournament_id".into(),
+            self.tournament_id
+                .map_or(Value::Null, |t| t.to_string().into()),
+        );
+        v.insert("state".into(), self.state.view(me));
+        v.insert(
+            "last_result".into(),
+            self.last_result.clone().unwrap_or(Value::Null),
+        );
+        Value::Object(v)
     }
 }
