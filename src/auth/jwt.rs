@@ -1,3 +1,5 @@
+use std::collections::HashMap;
+use std::sync::Mutex;
 use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode};
@@ -10,7 +12,7 @@ use crate::error::ApiError;
 const ISSUER: &str = "paiju";
 const AUDIENCE: &str = "paiju-api";
 
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Claims {
     pub sub: Uuid,
     pub name: String,
@@ -21,12 +23,18 @@ pub struct Claims {
     pub exp: i64,
 }
 
+/// Tokens remembered as verified before the memory is emptied.
+const VERIFIED_CAPACITY: usize = 10_000;
+
 /// HS256 only: the algorithm is pinned, so `alg: none` and algorithm-confusion tokens fail.
 pub struct Jwt {
     encoding: EncodingKey,
     decoding: DecodingKey,
     validation: Validation,
     ttl: Duration,
+    /// Claims of tokens whose signature this process checked: a client sends the same token
+    /// with every request, and only its expiry needs checking again.
+    verified: Mutex<HashMap<String, Claims>>,
 }
 
 impl Jwt {
@@ -41,6 +49,7 @@ impl Jwt {
             decoding: DecodingKey::from_secret(secret),
             validation,
             ttl,
+            verified: Mutex::new(HashMap::new()),
         }
     }
 
@@ -63,6 +72,25 @@ impl Jwt {
     }
 
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+        let now = chrono::Utc::now().timestamp();
+        let leeway = self.validation.leeway as i64;
+        if let Ok(verified) = self.verified.lock()
+            && let Some(c) = verified.get(token)
+            && c.exp + leeway > now
+        {
+            return Ok(c.clone());
+        }
+        let claims = self.decode(token)?;
+        if let Ok(mut verified) = self.verified.lock() {
+            if verified.len() >= VERIFIED_CAPACITY {
+                verified.clear();
+            }
+            verified.insert(token.to_string(), claims.clone());
+        }
+        Ok(claims)
+    }
+
+    fn decode(&self, token: &str) -> Result<Claims, ApiError> {
         decode::<Claims>(token, &self.decoding, &self.validation)
             .map(|d| d.claims)
             .map_err(|e| {
@@ -126,5 +154,25 @@ mod tests {
         )
         .unwrap();
         assert!(j.verify(&t).is_err());
+    }
+
+    #[test]
+    fn a_remembered_token_still_expires() {
+        let j = jwt();
+        let t = j.issue(Uuid::new_v4(), "x", Role::Player).unwrap();
+        let mut claims = j.verify(&t).unwrap();
+        assert!(j.verified.lock().unwrap().contains_key(&t), "remembered");
+        // A remembered token past its expiry is checked in full again (and this one, signed
+        // with another secret, then fails).
+        let other = Jwt::new(b"other", Duration::from_secs(60))
+            .issue(Uuid::new_v4(), "y", Role::Admin)
+            .unwrap();
+        claims.exp = chrono::Utc::now().timestamp() - 120;
+        j.verified.lock().unwrap().insert(other.clone(), claims);
+        assert!(j.verify(&other).is_err(), "expiry checked on every use");
+        assert!(
+            j.verify(&format!("{t}x")).is_err(),
+            "only the exact token is remembered"
+        );
     }
 }
