@@ -302,7 +302,7 @@ async fn run(args: Args, seats: usize) -> Result<Report, String> {
     ))
 }
 
-#[tokio::main]
+#[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args = Args::parse();
     let seats = match check(&args) {
