@@ -118,13 +118,21 @@ ms_per() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN { if (n > 0) printf "%.2f"
 # Children's user+system seconds from bash's `time` with TIMEFORMAT='%U %S'.
 secs_of() { awk '{print $1 + $2}' "$1"; }
 
+# Every timed run starts from the same quiet cluster: both databases vacuumed (so that no
+# autovacuum of the previous run's rows lands in the next run's CPU column) and checkpointed.
+quiesce() {
+    sql "$BASE/$BENCH_DB" -c "VACUUM (ANALYZE)"
+    sql "$BASE/$PAIJU_DB" -c "VACUUM (ANALYZE)"
+    sql "$BASE/postgres" -c CHECKPOINT
+}
+
 # run_pgbench CLIENTS NROWS LABEL SCRIPT-ARGS…: one pgbench run; adds its row and sets
 # R_TPS and R_P99.
 run_pgbench() {
     local c=$1 nrows=$2 label=$3 prefix pg0 pg1 tps n p50 p95 p99 pmax
     shift 3
     prefix="$OUT/pgbench-$c-$nrows-${label//[^a-z0-9]/_}"
-    sql "$BASE/$BENCH_DB" -c CHECKPOINT
+    quiesce
     pg0=$(pg_ticks)
     # shellcheck disable=SC2068
     { time pgbench "$BASE/$BENCH_DB" -n -M prepared $@ -D nrows="$nrows" -c "$c" -j 2 \
@@ -217,7 +225,7 @@ money_counts() {
 run_load() {
     local c=$1 drive=$2 label=$3 prefix load_pid pg0 pg1 sv0 sv1 j moves st0 h0 st1 h1 plain
     prefix="$OUT/load-$c-$drive"
-    sql "$BASE/$PAIJU_DB" -c CHECKPOINT
+    quiesce
     # CPU is counted from the moment play starts (registering players costs the server an
     # argon2 hash each, which is not a move's work).
     : >"$prefix.progress"
