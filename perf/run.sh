@@ -269,6 +269,23 @@ ratio() {
         'BEGIN { printf "    %-58s %4.0f%% of its moves/s, p99 %.2f×\n", l, 100 * p / t, pp / tp }'
 }
 
+# load_and_its_ceiling CLIENTS DRIVE TABLES "OTHER-LABEL OTHER-TPS OTHER-P99": paiju-load with
+# DRIVE, then pgbench with the transactions that run made; adds the summary lines comparing
+# paiju with that pgbench, with move.sql on MATCHES tables (s_tps, s99) and with OTHER.
+load_and_its_ceiling() {
+    local c=$1 drive=$2 tables=$3 other_label=$4 other_tps=$5 other_p99=$6 p_mps p99 p_j
+    say "== $c clients: paiju-load, a client per $drive"
+    run_load "$c" "$drive" "paiju-load, a client per $drive ($tables tables)"
+    p_mps=$R_MPS p99=$R_P99 p_j=$R_J
+    say "== $c clients: pgbench, the transactions paiju-load just made ($R_MIX_LABEL)"
+    run_pgbench "$c" "$MATCHES" "pgbench, the $drive run's transactions" "$R_MIX"
+    SUMMARY+=("$c clients, paiju-load with a client per $drive ($p_mps moves/s, p99 $p99 ms):")
+    SUMMARY+=("$(ratio "pgbench, the same mix of transactions ($R_MIX_LABEL)" "$p_mps" "$p99" "$R_TPS" "$R_P99")")
+    SUMMARY+=("$(ratio "pgbench move.sql, $MATCHES tables (plain moves only)" "$p_mps" "$p99" "$s_tps" "$s99")")
+    SUMMARY+=("$(ratio "$other_label" "$p_mps" "$p99" "$other_tps" "$other_p99")")
+    SUMMARY+=("    409s $(json_obj "$p_j" conflicts) · errors $(json_obj "$p_j" errors) · moves $(json_obj "$p_j" moves_by_type)")
+}
+
 for c in $CLIENTS; do
     seat_tables=$((c / 4))
     [ "$seat_tables" -ge 1 ] || seat_tables=1
@@ -279,32 +296,14 @@ for c in $CLIENTS; do
     s_tps=$R_TPS s99=$R_P99
     say "== $c clients: pgbench move.sql, $c tables"
     run_pgbench "$c" "$c" "pgbench move.sql, $c tables" -f perf/move.sql
-    t_tps=$R_TPS t99=$R_P99
-
-    say "== $c clients: paiju-load, a client per table"
-    run_load "$c" table "paiju-load, a client per table ($c tables)"
-    p_mps=$R_MPS p99=$R_P99 p_j=$R_J
-    say "== $c clients: pgbench, the transactions paiju-load just made ($R_MIX_LABEL)"
-    run_pgbench "$c" "$MATCHES" "pgbench, the table run's transactions" "$R_MIX"
-    SUMMARY+=("$c clients, paiju-load with a client per table ($p_mps moves/s, p99 $p99 ms):")
-    SUMMARY+=("$(ratio "pgbench, the same mix of transactions ($R_MIX_LABEL)" "$p_mps" "$p99" "$R_TPS" "$R_P99")")
-    SUMMARY+=("$(ratio "pgbench move.sql, $MATCHES tables (plain moves only)" "$p_mps" "$p99" "$s_tps" "$s99")")
-    SUMMARY+=("$(ratio "pgbench move.sql, $c tables (plain moves only)" "$p_mps" "$p99" "$t_tps" "$t99")")
-    SUMMARY+=("    409s $(json_obj "$p_j" conflicts) · errors $(json_obj "$p_j" errors) · moves $(json_obj "$p_j" moves_by_type)")
+    load_and_its_ceiling "$c" table "$c" "pgbench move.sql, $c tables (plain moves only)" \
+        "$R_TPS" "$R_P99"
 
     say "== $seat_tables clients: pgbench move.sql, $seat_tables tables (a table's moves are sequential)"
     run_pgbench "$seat_tables" "$seat_tables" "pgbench move.sql, $seat_tables tables, $seat_tables clients" -f perf/move.sql
-    e_tps=$R_TPS e99=$R_P99
-    say "== $c clients: paiju-load, a client per seat"
-    run_load "$c" seat "paiju-load, a client per seat ($seat_tables tables)"
-    p_mps=$R_MPS p99=$R_P99 p_j=$R_J
-    say "== $c clients: pgbench, the transactions paiju-load just made ($R_MIX_LABEL)"
-    run_pgbench "$c" "$MATCHES" "pgbench, the seat run's transactions" "$R_MIX"
-    SUMMARY+=("$c clients, paiju-load with a client per seat ($p_mps moves/s, p99 $p99 ms):")
-    SUMMARY+=("$(ratio "pgbench, the same mix of transactions ($R_MIX_LABEL)" "$p_mps" "$p99" "$R_TPS" "$R_P99")")
-    SUMMARY+=("$(ratio "pgbench move.sql, $MATCHES tables (plain moves only)" "$p_mps" "$p99" "$s_tps" "$s99")")
-    SUMMARY+=("$(ratio "pgbench, $seat_tables clients on $seat_tables tables (equal moves in flight)" "$p_mps" "$p99" "$e_tps" "$e99")")
-    SUMMARY+=("    409s $(json_obj "$p_j" conflicts) · errors $(json_obj "$p_j" errors) · moves $(json_obj "$p_j" moves_by_type)")
+    load_and_its_ceiling "$c" seat "$seat_tables" \
+        "pgbench, $seat_tables clients on $seat_tables tables (equal moves in flight)" \
+        "$R_TPS" "$R_P99"
     LOADS+=("$c clients: load average after $(cut -d' ' -f1-3 /proc/loadavg)")
     OTHERS+=("$c clients: other client connections on the cluster after the runs: $(others)")
 done
