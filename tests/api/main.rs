@@ -6,5 +6,6 @@ mod chexuan;
 mod dazha;
 mod faults;
 mod helpers;
+mod load;
 mod openapi;
 mod tournaments;
