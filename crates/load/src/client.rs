@@ -17,7 +17,7 @@ use crate::stats::ClientStats;
 /// Longest long-poll asked for; shorter near the end of the run.
 const MAX_WAIT_SECS: u64 = 10;
 /// Pause after an unexpected failure, so a repeated error cannot spin.
-const BACKOFF: Duration = Duration::from_millis(50);
+pub const BACKOFF: Duration = Duration::from_millis(50);
 
 /// Counters the progress line reads while the run goes on.
 #[derive(Default)]
@@ -27,24 +27,42 @@ pub struct Live {
     pub errors: AtomicU64,
 }
 
-impl Live {
+/// What every client has, whichever way it drives the server (a seat here, a table in
+/// `table.rs`): its game, the run's end, its randomness and its counts.
+pub struct Play {
+    pub game: Game,
+    /// Body of `POST /v1/matches`.
+    pub create: Value,
+    pub deadline: Instant,
+    pub rng: Rng,
+    pub live: Arc<Live>,
+    pub stats: ClientStats,
+}
+
+impl Play {
     /// Counts a failure: an expected race (409) or an error, by its key.
-    pub fn failed(&self, stats: &mut ClientStats, f: &Failure) {
+    pub fn failed(&mut self, f: &Failure) {
         let (map, live) = if f.expected() {
-            (&mut stats.conflicts, &self.conflicts)
+            (&mut self.stats.conflicts, &self.live.conflicts)
         } else {
-            (&mut stats.errors, &self.errors)
+            (&mut self.stats.errors, &self.live.errors)
         };
         *map.entry(f.key()).or_default() += 1;
         live.fetch_add(1, Ordering::Relaxed);
     }
 
     /// Counts an accepted move and its latency.
-    pub fn moved(&self, stats: &mut ClientStats, action: &Value, took: Duration) {
-        stats.latencies_us.push(took.as_micros() as u64);
+    pub fn moved(&mut self, action: &Value, took: Duration) {
+        self.stats.latencies_us.push(took.as_micros() as u64);
         let kind = action["type"].as_str().unwrap_or("?").to_string();
-        *stats.moves_by_type.entry(kind).or_default() += 1;
-        self.moves.fetch_add(1, Ordering::Relaxed);
+        *self.stats.moves_by_type.entry(kind).or_default() += 1;
+        self.live.moves.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Seconds to ask a long-poll for: at most `MAX_WAIT_SECS`, less near the end of the run.
+    pub fn wait_secs(&self) -> u64 {
+        let left = self.deadline.saturating_duration_since(Instant::now());
+        left.as_secs().clamp(1, MAX_WAIT_SECS)
     }
 }
 
@@ -59,38 +77,29 @@ pub enum Role {
 
 pub struct Client {
     pub api: Api,
-    pub game: Game,
     pub seat: usize,
     pub role: Role,
-    /// Body of `POST /v1/matches` (seat 0 only).
-    pub create: Value,
-    pub deadline: Instant,
-    pub rng: Rng,
-    pub live: Arc<Live>,
-    pub stats: ClientStats,
+    /// Its game, clock, randomness and counts (`play.create` is sent by seat 0 only).
+    pub play: Play,
 }
 
 impl Client {
     /// Plays until the deadline; whatever request is in flight then is dropped.
     pub async fn run(mut self) -> ClientStats {
-        let deadline = self.deadline;
-        let _ = tokio::time::timeout_at(deadline, self.play()).await;
-        self.stats
+        let deadline = self.play.deadline;
+        let _ = tokio::time::timeout_at(deadline, self.play_matches()).await;
+        self.play.stats
     }
 
-    async fn play(&mut self) {
+    async fn play_matches(&mut self) {
         let mut last: Option<String> = None;
         while let Some(view) = self.enter(last.as_deref()).await {
             last = Some(view.id.clone());
             self.play_match(view).await;
             if matches!(self.role, Role::Creator(_)) {
-                self.stats.matches_finished += 1;
+                self.play.stats.matches_finished += 1;
             }
         }
-    }
-
-    fn failed(&mut self, f: &Failure) {
-        self.live.failed(&mut self.stats, f);
     }
 
     /// Takes this client's seat in its group's next match (not `last`); `None` once the
@@ -99,7 +108,7 @@ impl Client {
         loop {
             let result = match &mut self.role {
                 Role::Creator(tx) => {
-                    let r = self.api.create(&self.create).await;
+                    let r = self.api.create(&self.play.create).await;
                     if let Ok(v) = &r {
                         tx.send_replace(Some(v.id.clone()));
                     }
@@ -116,7 +125,7 @@ impl Client {
                     match self.api.join(&id, self.seat).await {
                         // Seated by an earlier attempt whose answer was lost.
                         Err(f) if f.code() == Some("conflict") => {
-                            self.failed(&f);
+                            self.play.failed(&f);
                             self.api.view(&id, None).await
                         }
                         r => r,
@@ -126,7 +135,7 @@ impl Client {
             match result {
                 Ok(v) if v.seat().is_some() => return Some(v),
                 Ok(_) => {}
-                Err(f) => self.failed(&f),
+                Err(f) => self.play.failed(&f),
             }
             tokio::time::sleep(BACKOFF).await;
         }
@@ -136,11 +145,10 @@ impl Client {
     /// it comes (the run's deadline bounds the retries).
     async fn fetch(&mut self, id: &str, after: Option<i64>) -> View {
         loop {
-            let left = self.deadline.saturating_duration_since(Instant::now());
-            let wait = after.map(|v| (v, left.as_secs().clamp(1, MAX_WAIT_SECS)));
+            let wait = after.map(|v| (v, self.play.wait_secs()));
             match self.api.view(id, wait).await {
                 Ok(v) => return v,
-                Err(f) => self.failed(&f),
+                Err(f) => self.play.failed(&f),
             }
             tokio::time::sleep(BACKOFF).await;
         }
@@ -149,7 +157,7 @@ impl Client {
     async fn play_match(&mut self, mut view: View) {
         while !view.over() {
             let action = if view.my_turn() {
-                self.game.choose(&view, &mut self.rng)
+                self.play.game.choose(&view, &mut self.play.rng)
             } else {
                 None
             };
@@ -162,11 +170,11 @@ impl Client {
             let took = started.elapsed();
             view = match result {
                 Ok(next) => {
-                    self.live.moved(&mut self.stats, &action, took);
+                    self.play.moved(&action, took);
                     next
                 }
                 Err(f) => {
-                    self.failed(&f);
+                    self.play.failed(&f);
                     let expected = f.expected();
                     match f {
                         Failure::Problem { view: Some(v), .. } => *v,

@@ -20,7 +20,7 @@ use tokio::time::Instant;
 
 use crate::api::Api;
 use crate::choose::Game;
-use crate::client::{Client, Live, Role};
+use crate::client::{Client, Live, Play, Role};
 use crate::stats::{ClientStats, Report};
 use crate::table::TableClient;
 
@@ -214,32 +214,35 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
     );
     let players = register(&http, &urls, &admin, players, tag).await?;
 
-    let create = |game: Game| {
-        json!({
-            "game": game.name(),
-            "seats": seats,
-            "options": { "turn_timeout_secs": args.timeout_secs, "hands": args.hands },
-        })
-    };
     let live = Arc::new(Live::default());
     // perf/run.sh starts its CPU accounting at this line.
     eprintln!("paiju-load: playing for {} s", args.duration);
     let start = Instant::now();
     let deadline = start + Duration::from_secs(args.duration);
+    // Client i plays table number `table`: the games take turns by table.
+    let play = |i: usize, table: usize| {
+        let game = args.game[table % args.game.len()];
+        Play {
+            game,
+            create: json!({
+                "game": game.name(),
+                "seats": seats,
+                "options": { "turn_timeout_secs": args.timeout_secs, "hands": args.hands },
+            }),
+            deadline,
+            rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
+            live: live.clone(),
+            stats: ClientStats::default(),
+        }
+    };
     let mut clients = JoinSet::new();
     match args.drive {
         Drive::Table => {
             let mut players = players.into_iter();
             for i in 0..args.clients {
-                let game = args.game[i % args.game.len()];
                 let client = TableClient {
                     players: players.by_ref().take(seats).collect(),
-                    game,
-                    create: create(game),
-                    deadline,
-                    rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
-                    live: live.clone(),
-                    stats: ClientStats::default(),
+                    play: play(i, i),
                 };
                 clients.spawn(client.run());
             }
@@ -248,7 +251,6 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
             let mut group = None;
             for (i, api) in players.into_iter().enumerate() {
                 let seat = i % seats;
-                let game = args.game[i / seats % args.game.len()];
                 let role = if seat == 0 {
                     let (tx, rx) = watch::channel(None);
                     group = Some((rx, Arc::new(Mutex::new(()))));
@@ -259,14 +261,9 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
                 };
                 let client = Client {
                     api,
-                    game,
                     seat,
                     role,
-                    create: create(game),
-                    deadline,
-                    rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
-                    live: live.clone(),
-                    stats: ClientStats::default(),
+                    play: play(i, i / seats),
                 };
                 clients.spawn(client.run());
             }

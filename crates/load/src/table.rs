@@ -4,60 +4,39 @@
 //! transactions in flight; a client per seat (`client.rs`) spends most of its time waiting
 //! for the other players.
 
-use std::sync::Arc;
-use std::time::Duration;
-
-use fastrand::Rng;
-use serde_json::Value;
-use tokio::time::Instant;
-
 use crate::api::{Api, Failure, View};
-use crate::choose::Game;
-use crate::client::Live;
+use crate::client::{BACKOFF, Play};
 use crate::stats::ClientStats;
-
-const BACKOFF: Duration = Duration::from_millis(50);
-/// Longest wait for a table where nobody is asked to act (the server's automatic steps).
-const MAX_WAIT_SECS: u64 = 10;
 
 pub struct TableClient {
     /// One logged-in player per seat.
     pub players: Vec<Api>,
-    pub game: Game,
-    /// Body of `POST /v1/matches` (sent by seat 0).
-    pub create: Value,
-    pub deadline: Instant,
-    pub rng: Rng,
-    pub live: Arc<Live>,
-    pub stats: ClientStats,
+    /// Its game, clock, randomness and counts (`play.create` is sent by seat 0).
+    pub play: Play,
 }
 
 impl TableClient {
     /// Plays until the deadline; whatever request is in flight then is dropped.
     pub async fn run(mut self) -> ClientStats {
-        let deadline = self.deadline;
-        let _ = tokio::time::timeout_at(deadline, self.play()).await;
-        self.stats
+        let deadline = self.play.deadline;
+        let _ = tokio::time::timeout_at(deadline, self.play_matches()).await;
+        self.play.stats
     }
 
-    async fn play(&mut self) {
+    async fn play_matches(&mut self) {
         loop {
             let view = self.form().await;
             self.play_match(view).await;
-            self.stats.matches_finished += 1;
+            self.play.stats.matches_finished += 1;
         }
-    }
-
-    fn failed(&mut self, f: &Failure) {
-        self.live.failed(&mut self.stats, f);
     }
 
     /// Creates a match with seat 0 and seats every other player, one after the other.
     async fn form(&mut self) -> View {
         let mut view = loop {
-            match self.players[0].create(&self.create).await {
+            match self.players[0].create(&self.play.create).await {
                 Ok(v) => break v,
-                Err(f) => self.failed(&f),
+                Err(f) => self.play.failed(&f),
             }
             tokio::time::sleep(BACKOFF).await;
         };
@@ -67,12 +46,12 @@ impl TableClient {
                     Ok(v) => break v,
                     // Seated by an earlier attempt whose answer was lost.
                     Err(f) if f.code() == Some("conflict") => {
-                        self.failed(&f);
+                        self.play.failed(&f);
                         if let Ok(v) = self.players[seat].view(&view.id, None).await {
                             break v;
                         }
                     }
-                    Err(f) => self.failed(&f),
+                    Err(f) => self.play.failed(&f),
                 }
                 tokio::time::sleep(BACKOFF).await;
             };
@@ -84,11 +63,10 @@ impl TableClient {
     /// match is already there); retried until it comes.
     async fn fetch(&mut self, id: &str, seat: usize, version: i64) -> View {
         loop {
-            let left = self.deadline.saturating_duration_since(Instant::now());
-            let wait = (version - 1, left.as_secs().clamp(1, MAX_WAIT_SECS));
+            let wait = (version - 1, self.play.wait_secs());
             match self.players[seat].view(id, Some(wait)).await {
                 Ok(v) => return v,
-                Err(f) => self.failed(&f),
+                Err(f) => self.play.failed(&f),
             }
             tokio::time::sleep(BACKOFF).await;
         }
@@ -103,7 +81,7 @@ impl TableClient {
                 view = self.fetch(&id, 0, view.version + 1).await;
                 continue;
             }
-            let seat = view.to_act[self.rng.usize(..view.to_act.len())];
+            let seat = view.to_act[self.play.rng.usize(..view.to_act.len())];
             let mine = match views[seat].take() {
                 Some(v) if v.version == view.version => v,
                 _ => self.fetch(&id, seat, view.version).await,
@@ -112,7 +90,7 @@ impl TableClient {
                 view = mine;
                 continue;
             }
-            let Some(action) = self.game.choose(&mine, &mut self.rng) else {
+            let Some(action) = self.play.game.choose(&mine, &mut self.play.rng) else {
                 view = self.fetch(&id, seat, view.version + 1).await;
                 continue;
             };
@@ -121,12 +99,12 @@ impl TableClient {
             let took = started.elapsed();
             view = match result {
                 Ok(next) => {
-                    self.live.moved(&mut self.stats, &action, took);
+                    self.play.moved(&action, took);
                     views[seat] = Some(next.clone());
                     next
                 }
                 Err(f) => {
-                    self.failed(&f);
+                    self.play.failed(&f);
                     match f {
                         Failure::Problem { view: Some(v), .. } => *v,
                         _ => {
