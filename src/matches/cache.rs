@@ -1,7 +1,8 @@
-//! Match rows by (id, version), shared by the requests of this process. Every player at a
-//! table long-polls it, so each move is followed by one read per other player; a version's
-//! content never changes once committed, so all but the first read of a version are served
-//! from memory. Entries are only added after their transaction committed (or as read).
+//! The newest committed row of each match this process has seen, shared by its requests.
+//! Every player at a table long-polls it, so each move is followed by one read per other
+//! player; a version's content never changes once committed, so those reads, and the 409s of
+//! moves sent at an older version, are served from memory. Entries are only added after
+//! their transaction committed (or as read), and only ever replaced by newer versions.
 
 use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex};

@@ -29,13 +29,20 @@ impl Hub {
         self.versions.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// Follows match `id`: the receiver holds the newest version known here, or `UNKNOWN`.
-    pub fn subscribe(&self, id: Uuid) -> watch::Receiver<i64> {
+    /// The map, with room for one more match: when full, the matches nobody waits for are
+    /// forgotten.
+    fn map_with_room(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<i64>>> {
         let mut map = self.map();
         if map.len() >= CAPACITY {
             map.retain(|_, tx| tx.receiver_count() > 0);
         }
-        map.entry(id)
+        map
+    }
+
+    /// Follows match `id`: the receiver holds the newest version known here, or `UNKNOWN`.
+    pub fn subscribe(&self, id: Uuid) -> watch::Receiver<i64> {
+        self.map_with_room()
+            .entry(id)
             .or_insert_with(|| watch::channel(UNKNOWN).0)
             .subscribe()
     }
@@ -43,21 +50,16 @@ impl Hub {
     /// Records that `version` of match `id` is committed (from a notification, a read, or this
     /// process's own commit) and wakes whoever waits for it.
     pub fn publish(&self, id: Uuid, version: i64) {
-        let mut map = self.map();
-        if let Some(tx) = map.get(&id) {
-            tx.send_if_modified(|known| {
+        self.map_with_room()
+            .entry(id)
+            .or_insert_with(|| watch::channel(UNKNOWN).0)
+            .send_if_modified(|known| {
                 let newer = *known < version;
                 if newer {
                     *known = version;
                 }
                 newer
             });
-            return;
-        }
-        if map.len() >= CAPACITY {
-            map.retain(|_, tx| tx.receiver_count() > 0);
-        }
-        map.insert(id, watch::channel(version).0);
     }
 
     /// Forgets every version (notifications may have been missed): waiters wake and ask the
