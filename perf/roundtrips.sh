@@ -6,6 +6,8 @@
 # Usage: perf/roundtrips.sh   (env: SECS (5), KEEP (unset: remove the scratch cluster))
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# shellcheck source=perf/lib.sh
+. perf/lib.sh
 
 SECS=${SECS:-5}
 TARGET=${CARGO_TARGET_DIR:-target}
@@ -29,18 +31,6 @@ finish() {
     [ -n "${KEEP:-}" ] || rm -rf "$DIR"
 }
 trap finish EXIT
-
-free_port() {
-    local p
-    for p in $(seq "$1" $(($1 + 199))); do
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            echo "$p"
-            return
-        fi
-    done
-    echo "no free port in $1..$(($1 + 199))" >&2
-    exit 1
-}
 
 cargo build --release --bin paiju --bin paiju-load >&2
 [ "$(id -u)" != 0 ] || chown postgres: "$DIR"

@@ -17,6 +17,8 @@
 set -euo pipefail
 TIMEFORMAT='%U %S'
 cd "$(dirname "$0")/.."
+# shellcheck source=perf/lib.sh
+. perf/lib.sh
 
 RUN_SECS=${RUN_SECS:-20}
 CLIENTS=${CLIENTS:-"8 32"}
@@ -45,18 +47,6 @@ stop_servers() {
     SERVER_PIDS=()
 }
 trap stop_servers EXIT
-
-# A port nobody listens on, from a fixed range of 200.
-free_port() {
-    local p
-    for p in $(seq "$1" $(($1 + 199))); do
-        if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            echo "$p"
-            return
-        fi
-    done
-    die "no free port in $1..$(($1 + 199))"
-}
 
 # start_server DATABASE_URL|"" PORT: a paiju process in the background, healthy within 60 s.
 start_server() {
