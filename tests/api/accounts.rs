@@ -1,7 +1,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{assert_problem, spawn_app};
 
 #[tokio::test]
 async fn register_login_and_me() {
@@ -126,10 +126,7 @@ async fn tokens_are_checked() {
     let app = spawn_app().await;
     let p = app.register("carol").await;
     let (s, b) = app.call(Method::GET, "/v1/me", None, None).await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::UNAUTHORIZED, Some("unauthorized"))
-    );
+    assert_problem(s, &b, StatusCode::UNAUTHORIZED, "unauthorized");
     // alg: none with the real claims.
     let claims = p.token.split('.').nth(1).unwrap();
     let none = format!("eyJhbGciOiJub25lIiwidHlwIjoiSldUIn0.{claims}.");
@@ -155,10 +152,7 @@ async fn grants_and_roles_are_admin_only() {
             json!({"user_id": p.id, "amount": 100}),
         )
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("forbidden"))
-    );
+    assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
 
     let (s, entry) = app
         .post(
@@ -249,15 +243,9 @@ async fn health_and_unknown_routes() {
     let (s, b) = app.call(Method::GET, "/healthz", None, None).await;
     assert_eq!((s, b), (StatusCode::OK, json!({"status": "ok"})));
     let (s, b) = app.call(Method::GET, "/v1/nothing", None, None).await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::NOT_FOUND, Some("not_found"))
-    );
+    assert_problem(s, &b, StatusCode::NOT_FOUND, "not_found");
     let (s, b) = app.get("/v1/matches/not-a-uuid", &app.admin_token).await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::NOT_FOUND, Some("not_found"))
-    );
+    assert_problem(s, &b, StatusCode::NOT_FOUND, "not_found");
 }
 
 #[tokio::test]
@@ -274,11 +262,7 @@ async fn register_and_login_are_rate_limited_per_address() {
             Some(json!({"username": "rl_one", "password": "password123"})),
         )
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::TOO_MANY_REQUESTS, Some("rate_limited")),
-        "{b}"
-    );
+    assert_problem(s, &b, StatusCode::TOO_MANY_REQUESTS, "rate_limited");
     // Other routes are not limited.
     let (s, _) = app.call(Method::GET, "/healthz", None, None).await;
     assert_eq!(s, StatusCode::OK);

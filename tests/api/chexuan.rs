@@ -8,7 +8,7 @@ use games::engine::{Ctx, HandStart};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app};
+use crate::helpers::{Player, TestApp, assert_problem, spawn_app};
 
 fn cards(cs: &[&str]) -> Vec<Card> {
     cs.iter().map(|c| Card::parse(c).unwrap()).collect()
@@ -590,9 +590,11 @@ async fn create_checks_its_input() {
     let (s, b) = app
         .post(&format!("/v1/matches/{id}/join"), &poor.token, json!({}))
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::UNPROCESSABLE_ENTITY, Some("insufficient_coins"))
+    assert_problem(
+        s,
+        &b,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "insufficient_coins",
     );
     let rich = app.player("rich", 1000).await;
     let (s, b) = app
@@ -602,10 +604,7 @@ async fn create_checks_its_input() {
             json!({"seat": 0}),
         )
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::CONFLICT, Some("seat_taken"))
-    );
+    assert_problem(s, &b, StatusCode::CONFLICT, "seat_taken");
     let (s, _) = app
         .post(
             &format!("/v1/matches/{id}/join"),
@@ -618,10 +617,7 @@ async fn create_checks_its_input() {
     let (s, b) = app
         .post(&format!("/v1/matches/{id}/join"), &late.token, json!({}))
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::CONFLICT, Some("match_full"))
-    );
+    assert_problem(s, &b, StatusCode::CONFLICT, "match_full");
 }
 
 #[tokio::test]
@@ -645,10 +641,7 @@ async fn leaving_before_the_deal_frees_the_seat() {
     let (s, b) = app
         .post(&format!("/v1/matches/{id}/leave"), &a.token, json!({}))
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::CONFLICT, Some("conflict"))
-    );
+    assert_problem(s, &b, StatusCode::CONFLICT, "conflict");
 }
 
 /// No view or event of a seat ever shows another seat's hidden cards.
@@ -909,10 +902,6 @@ async fn nul_characters_are_refused_as_bad_input() {
             json!({"user_id": a.id, "amount": 5, "note": "a\u{0}b"}),
         )
         .await;
-    assert_eq!(
-        (s, body["code"].as_str()),
-        (StatusCode::BAD_REQUEST, Some("validation_failed")),
-        "{body}"
-    );
+    assert_problem(s, &body, StatusCode::BAD_REQUEST, "validation_failed");
     assert_eq!(app.coins(&a).await, 1000);
 }

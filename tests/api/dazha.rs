@@ -6,7 +6,7 @@ use games::cards::{Card, Suit};
 use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
-use crate::helpers::{Player, TestApp, spawn_app};
+use crate::helpers::{Player, TestApp, assert_problem, spawn_app};
 
 async fn queue(app: &TestApp, p: &Player, stake: i64) -> (StatusCode, Value) {
     app.post("/v1/lobby/dazha/queue", &p.token, json!({"stake": stake}))
@@ -154,9 +154,11 @@ async fn queueing_needs_min_coins_and_a_coin_game() {
     let app = spawn_app().await;
     let poor = app.player("poor", 49).await;
     let (s, b) = queue(&app, &poor, 1).await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::UNPROCESSABLE_ENTITY, Some("insufficient_coins"))
+    assert_problem(
+        s,
+        &b,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "insufficient_coins",
     );
     let rich = app.player("rich", 1000).await;
     for stake in [0, -1] {
@@ -310,11 +312,7 @@ async fn illegal_plays_are_refused_with_the_rule() {
     let hand: Vec<String> = serde_json::from_value(mine["state"]["hand"].clone()).unwrap();
     assert_eq!(hand.len(), 27);
     let (s, b) = app.act(&id, p, json!({"type": "pass"})).await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::UNPROCESSABLE_ENTITY, Some("illegal_action")),
-        "{b}"
-    );
+    assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_action");
     let missing = ["3S", "3H", "3D", "3C", "4S"]
         .iter()
         .find(|c| hand.iter().filter(|h| h == c).count() < 2)
@@ -322,21 +320,14 @@ async fn illegal_plays_are_refused_with_the_rule() {
     let (s, b) = app
         .act(&id, p, json!({"type": "play", "cards": [missing, missing]}))
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::UNPROCESSABLE_ENTITY, Some("illegal_action")),
-        "{b}"
-    );
+    assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_action");
     let (s, b) = app
         .act(&id, p, json!({"type": "play", "cards": ["ZZ"]}))
         .await;
     assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{b}");
     let other = &players[(seat + 1) % 4];
     let (s, b) = app.act(&id, other, json!({"type": "pass"})).await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::CONFLICT, Some("not_your_turn"))
-    );
+    assert_problem(s, &b, StatusCode::CONFLICT, "not_your_turn");
     // A lowest single is always a legal lead.
     let lowest = hand.last().unwrap();
     if lowest != "BJ" && lowest != "RJ" {

@@ -295,6 +295,16 @@ impl TestApp {
     }
 }
 
+/// Asserts a problem+json answer by its status and stable `code`; shows the body otherwise.
+#[track_caller]
+pub fn assert_problem(status: StatusCode, body: &Value, want: StatusCode, code: &str) {
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (want, Some(code)),
+        "{body}"
+    );
+}
+
 pub fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()

@@ -6,7 +6,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Player, TestApp, free_port, fresh_database, spawn_app, spawn_server, wait_healthy,
+    Player, TestApp, assert_problem, free_port, fresh_database, spawn_app, spawn_server,
+    wait_healthy,
 };
 
 async fn organiser(app: &TestApp) -> Player {
@@ -172,10 +173,7 @@ async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
             json!({}),
         )
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::CONFLICT, Some("already_registered"))
-    );
+    assert_problem(s, &b, StatusCode::CONFLICT, "already_registered");
     let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{t}");
     assert_eq!(t["status"], "running");
@@ -318,10 +316,7 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
     let body =
         json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1});
     let (s, b) = app.post("/v1/tournaments", &p.token, body.clone()).await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::FORBIDDEN, Some("forbidden"))
-    );
+    assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
     let org = organiser(&app).await;
     for bad in [
         json!({"game": "chexuan", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1}),
@@ -361,11 +356,7 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
             json!({}),
         )
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::CONFLICT, Some("conflict")),
-        "{b}"
-    );
+    assert_problem(s, &b, StatusCode::CONFLICT, "conflict");
     let (s, _) = app
         .post("/v1/lobby/dazha/queue", &p.token, json!({"stake": 1}))
         .await;
@@ -378,9 +369,11 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
             json!({}),
         )
         .await;
-    assert_eq!(
-        (s, b["code"].as_str()),
-        (StatusCode::UNPROCESSABLE_ENTITY, Some("insufficient_coins"))
+    assert_problem(
+        s,
+        &b,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "insufficient_coins",
     );
     // Withdrawing frees the player.
     let (s, _) = app
