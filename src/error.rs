@@ -1,9 +1,9 @@
 //! One error type for the whole API, rendered as RFC 7807 problem+json with our stable `code`s.
 
+use crate::matches::view::View;
 use actix_web::http::StatusCode;
 use actix_web::{HttpResponse, ResponseError};
 use games::engine::{RuleError, RuleErrorKind};
-use serde_json::Value;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -23,8 +23,8 @@ pub enum ApiError {
     Illegal(String),
     #[error("{0}")]
     NotYourTurn(String),
-    #[error("the match is at version {}", .0["version"])]
-    VersionConflict(Box<Value>),
+    #[error("the match is at version {}", .0.version())]
+    VersionConflict(Box<View>),
     #[error("{0}")]
     InsufficientCoins(String),
     #[error("{0}")]
@@ -96,7 +96,7 @@ impl ApiError {
             ApiError::Internal(_) => "the server failed to handle this request".into(),
             ApiError::VersionConflict(view) => format!(
                 "the action was for another version; the match is now at version {}",
-                view["version"]
+                view.version()
             ),
             other => other.to_string(),
         }
@@ -111,7 +111,7 @@ impl ApiError {
             code: self.code(),
             detail: self.detail(),
             view: match self {
-                ApiError::VersionConflict(view) => Some(view),
+                ApiError::VersionConflict(view) => Some(&**view),
                 _ => None,
             },
         }
@@ -128,7 +128,7 @@ pub struct Problem<'a> {
     pub code: &'static str,
     pub detail: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub view: Option<&'a Value>,
+    pub view: Option<&'a View>,
 }
 
 impl ResponseError for ApiError {

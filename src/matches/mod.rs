@@ -9,7 +9,9 @@ pub mod options;
 pub mod room;
 pub mod sweeper;
 pub mod table;
+pub mod view;
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use games::cards::{Card, canonical};
@@ -21,6 +23,7 @@ use uuid::Uuid;
 use self::notify::Hub;
 use self::options::PlatformOptions;
 use self::table::{ActionKind, SeatRow, Status, Table};
+use self::view::View;
 use crate::auth::{AuthUser, Role};
 use crate::error::{ApiError, ApiResult};
 use crate::ledger;
@@ -178,7 +181,7 @@ pub(crate) async fn insert_table(conn: &mut PgConnection, new: NewTable) -> ApiR
     Ok(t)
 }
 
-pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResult<Value> {
+pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResult<View> {
     let game = games::game(&req.game).ok_or_else(|| {
         ApiError::Validation(format!(
             "unknown game {:?}; games: {}",
@@ -256,7 +259,7 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
     Ok(t.view(Some(user.id)))
 }
 
-pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> ApiResult<Value> {
+pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> ApiResult<View> {
     let buy_in = check_buy_in(req.buy_in)?;
     let mut tx = pool.begin().await?;
     let mut t = Table::load(&mut tx, id, true).await?;
@@ -306,7 +309,7 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
     Ok(t.view(Some(user.id)))
 }
 
-pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<View> {
     let mut tx = pool.begin().await?;
     let mut t = Table::load(&mut tx, id, true).await?;
     let seat = t
@@ -353,11 +356,9 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value>
 /// it from the cached row instead of queueing for the row lock behind the move that won.
 /// Tournament tables are left to the locked path, which checks escapes first.
 fn refuse_if_surely_stale(user: &AuthUser, id: Uuid, version: i64) -> ApiResult<()> {
-    // Only a stale move pays for parsing the cached row; the common case is one map lookup.
-    let Some(rec) = cache::at_least(id, version + 1) else {
+    let Some(t) = cache::at_least(id, version + 1) else {
         return Ok(());
     };
-    let t = Table::from_record(rec)?;
     if t.tournament_id.is_none() && t.seat_of(user.id).is_some() {
         return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
     }
@@ -372,7 +373,7 @@ pub async fn act(
     id: Uuid,
     req: ActionRequest,
     idempotency_key: Option<String>,
-) -> ApiResult<Value> {
+) -> ApiResult<View> {
     // Moves of this match sent to this process take turns here rather than at the row lock.
     let _gate = gate::enter(id).await;
     // A retry with an Idempotency-Key carries the version it was first sent at: only requests
@@ -407,11 +408,12 @@ pub async fn act(
                     "this Idempotency-Key was already used for a different request".into(),
                 ));
             }
-            return body.ok_or_else(|| {
-                ApiError::Conflict(
+            return match body {
+                Some(body) => View::from_stored(&body),
+                None => Err(ApiError::Conflict(
                     "the first request with this Idempotency-Key is still running".into(),
-                )
-            });
+                )),
+            };
         }
     }
     let mut t = Table::load(&mut tx, id, true).await?;
@@ -455,7 +457,6 @@ pub async fn act(
     }
     t.advance(&mut tx).await?;
     t.save(&mut tx).await?;
-    let record = t.record();
     let view = t.view(Some(user.id));
     if let Some(key) = &idempotency_key {
         sqlx::query(
@@ -463,14 +464,14 @@ pub async fn act(
         )
         .bind(user.id)
         .bind(key)
-        .bind(&view)
+        .bind(sqlx::types::Json(&view))
         .execute(&mut *tx)
         .await?;
     }
     tx.commit().await?;
-    // The row first, so that waiters woken by the news find it.
-    let version = record.version;
-    cache::put(record);
+    // The table first, so that waiters woken by the news find it.
+    let version = t.version;
+    cache::put(Arc::new(t));
     hub.publish(id, version);
     Ok(view)
 }
@@ -482,7 +483,7 @@ pub async fn get(
     user: &AuthUser,
     id: Uuid,
     wait: Option<(i64, Duration)>,
-) -> ApiResult<Value> {
+) -> ApiResult<View> {
     let mut newer: Option<i64> = None;
     if let Some((after, timeout)) = wait {
         let mut rx = hub.subscribe(id);
@@ -511,7 +512,7 @@ pub async fn get(
         }
     }
     // A committed version's content never changes, and any version past `after` answers a
-    // long-poll: a cached row that new is as good as the database's.
+    // long-poll: a cached table that new is as good as the database's row.
     let mut cached = newer.and_then(|v| cache::at_least(id, v));
     if let Some(v) = newer
         && cached.is_none()
@@ -526,10 +527,12 @@ pub async fn get(
         }
     }
     let t = match cached {
-        Some(rec) => Table::from_record(rec)?,
+        Some(t) => t,
         None => {
             let mut conn = pool.acquire().await?;
-            Table::load(&mut conn, id, false).await?
+            let t = Arc::new(Table::load(&mut conn, id, false).await?);
+            cache::put(t.clone());
+            t
         }
     };
     Ok(t.view(Some(user.id)))

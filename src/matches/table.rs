@@ -9,10 +9,13 @@ use games::shuffle::{Seed, commitment, shuffle};
 use games::{DynGame, DynState};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sqlx::PgConnection;
+use sqlx::postgres::PgRow;
+use sqlx::types::Json;
+use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use super::options::{CoinRoom, PlatformOptions};
+use super::view::View;
 use super::{cache, room};
 use crate::error::ApiError;
 use crate::ledger::{self, Party, TxMeta};
@@ -113,31 +116,6 @@ pub struct Table {
     events: Vec<PendingEvent>,
     actions: Vec<PendingAction>,
     dirty_seats: Vec<usize>,
-    /// The state text written by `save`, kept for `record`.
-    saved_state: Option<String>,
-}
-
-/// A match row as loaded; a given (id, version) always has the same content, so records can be
-/// shared between the requests of one process (see `cache`).
-#[derive(Clone, sqlx::FromRow)]
-pub struct MatchRecord {
-    pub(super) id: Uuid,
-    game: String,
-    seats: i32,
-    options: Value,
-    status: String,
-    pub(super) version: i64,
-    last_seq: i64,
-    action_no: i64,
-    state: String,
-    deadline_at: Option<DateTime<Utc>>,
-    tournament_id: Option<Uuid>,
-    fixed_seed: Option<Vec<u8>>,
-    fixed_deck: Option<Value>,
-    commitment: Option<String>,
-    last_result: Option<Value>,
-    seat_rows: Value,
-    snapshot_version: Option<i64>,
 }
 
 const LOAD_SQL: &str = "
@@ -150,14 +128,35 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
                    FROM match_seats s JOIN users u ON u.id = s.user_id
                   WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows";
 
-const UNLOCKED_TAIL: &str = ", NULL::bigint AS snapshot_version FROM matches m WHERE m.id = $1";
+/// Column positions in `LOAD_SQL` and its tails.
+mod col {
+    pub const ID: usize = 0;
+    pub const GAME: usize = 1;
+    pub const SEATS: usize = 2;
+    pub const OPTIONS: usize = 3;
+    pub const STATUS: usize = 4;
+    pub const VERSION: usize = 5;
+    pub const LAST_SEQ: usize = 6;
+    pub const ACTION_NO: usize = 7;
+    pub const STATE: usize = 8;
+    pub const DEADLINE_AT: usize = 9;
+    pub const TOURNAMENT_ID: usize = 10;
+    pub const FIXED_SEED: usize = 11;
+    pub const FIXED_DECK: usize = 12;
+    pub const COMMITMENT: usize = 13;
+    pub const LAST_RESULT: usize = 14;
+    pub const SEAT_ROWS: usize = 15;
+    pub const SNAPSHOT_VERSION: usize = 16;
+}
+
+const UNLOCKED_TAIL: &str = " FROM matches m WHERE m.id = $1";
 const LOCKED_TAIL: &str =
     ", (SELECT s.version FROM matches s WHERE s.id = m.id) AS snapshot_version
    FROM matches m WHERE m.id = $1 FOR UPDATE OF m";
 
-async fn fetch(conn: &mut PgConnection, id: Uuid, tail: &str) -> Result<MatchRecord, ApiError> {
+async fn fetch(conn: &mut PgConnection, id: Uuid, tail: &str) -> Result<PgRow, ApiError> {
     // Built from constants only.
-    sqlx::query_as(sqlx::AssertSqlSafe(format!("{LOAD_SQL}{tail}")))
+    sqlx::query(sqlx::AssertSqlSafe(format!("{LOAD_SQL}{tail}")))
         .bind(id)
         .fetch_optional(conn)
         .await?
@@ -168,9 +167,7 @@ impl Table {
     /// Loads a match; `lock` takes the row lock that serialises every change to one match.
     pub async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> Result<Table, ApiError> {
         if !lock {
-            let rec = fetch(conn, id, UNLOCKED_TAIL).await?;
-            cache::put(rec.clone());
-            return Table::from_record(rec);
+            return Table::from_row(&fetch(conn, id, UNLOCKED_TAIL).await?);
         }
         // A statement that waited for the row lock sees the locked row as committed by the
         // lock's previous holder, but its sub-selects (the seats) still see the snapshot taken
@@ -178,9 +175,15 @@ impl Table {
         // the row changed while we waited, and a second read (the lock is ours now, so it
         // cannot wait again) sees everything as committed.
         for _ in 0..2 {
-            let rec = fetch(conn, id, LOCKED_TAIL).await?;
-            if rec.snapshot_version == Some(rec.version) {
-                return Table::from_record(rec);
+            let row = fetch(conn, id, LOCKED_TAIL).await?;
+            let version: i64 = row.try_get(col::VERSION)?;
+            if row.try_get::<Option<i64>, _>(col::SNAPSHOT_VERSION)? == Some(version) {
+                // A committed version's content never changes: when this process holds it
+                // parsed, a copy of that saves decoding the row and parsing its state.
+                return match cache::exactly(id, version) {
+                    Some(t) => Ok(t.fork()),
+                    None => Table::from_row(&row),
+                };
             }
         }
         Err(ApiError::Conflict(
@@ -188,52 +191,82 @@ impl Table {
         ))
     }
 
-    pub fn from_record(rec: MatchRecord) -> Result<Table, ApiError> {
+    fn from_row(row: &PgRow) -> Result<Table, ApiError> {
+        let id: Uuid = row.try_get(col::ID)?;
         let corrupt = |what: &str, e: String| {
-            ApiError::Internal(anyhow::anyhow!(
-                "match {}: stored {what} unreadable: {e}",
-                rec.id
-            ))
+            ApiError::Internal(anyhow::anyhow!("match {id}: stored {what} unreadable: {e}"))
         };
-        let game = games::game(&rec.game)
-            .ok_or_else(|| corrupt("game", format!("unknown game {}", rec.game)))?;
-        let state = game.load(&rec.state).map_err(|e| corrupt("state", e))?;
-        let platform = PlatformOptions::from_stored(&rec.options);
-        let rows: Vec<SeatRow> =
-            serde_json::from_value(rec.seat_rows).map_err(|e| corrupt("seats", e.to_string()))?;
-        let mut seats = vec![None; rec.seats as usize];
-        for r in rows {
+        let name: &str = row.try_get(col::GAME)?;
+        let game =
+            games::game(name).ok_or_else(|| corrupt("game", format!("unknown game {name}")))?;
+        let state = game
+            .load(row.try_get(col::STATE)?)
+            .map_err(|e| corrupt("state", e))?;
+        let options: Value = row.try_get(col::OPTIONS)?;
+        let platform = PlatformOptions::from_stored(&options);
+        let seat_count = row.try_get::<i32, _>(col::SEATS)? as usize;
+        let rows: Json<Vec<SeatRow>> = row.try_get(col::SEAT_ROWS)?;
+        let mut seats = vec![None; seat_count];
+        for r in rows.0 {
             let i = r.seat;
-            seats[i] = Some(r);
+            *seats
+                .get_mut(i)
+                .ok_or_else(|| corrupt("seats", format!("seat {i} of {seat_count}")))? = Some(r);
         }
-        let fixed_deck = match rec.fixed_deck {
+        let fixed_deck = match row.try_get::<Option<Value>, _>(col::FIXED_DECK)? {
             Some(d) => Some(serde_json::from_value(d).map_err(|e| corrupt("deck", e.to_string()))?),
             None => None,
         };
         Ok(Table {
-            id: rec.id,
+            id,
             game,
-            seat_count: rec.seats as usize,
-            options: rec.options,
+            seat_count,
+            options,
             platform,
-            status: Status::parse(&rec.status),
-            version: rec.version,
-            last_seq: rec.last_seq,
-            action_no: rec.action_no,
+            status: Status::parse(row.try_get(col::STATUS)?),
+            version: row.try_get(col::VERSION)?,
+            last_seq: row.try_get(col::LAST_SEQ)?,
+            action_no: row.try_get(col::ACTION_NO)?,
             state,
-            deadline_at: rec.deadline_at,
-            tournament_id: rec.tournament_id,
-            fixed_seed: rec.fixed_seed,
+            deadline_at: row.try_get(col::DEADLINE_AT)?,
+            tournament_id: row.try_get(col::TOURNAMENT_ID)?,
+            fixed_seed: row.try_get(col::FIXED_SEED)?,
             fixed_deck,
-            commitment: rec.commitment,
-            last_result: rec.last_result,
+            commitment: row.try_get(col::COMMITMENT)?,
+            last_result: row.try_get(col::LAST_RESULT)?,
             seats,
             now: Utc::now(),
             events: Vec::new(),
             actions: Vec::new(),
             dirty_seats: Vec::new(),
-            saved_state: None,
         })
+    }
+
+    /// An independent copy of a committed table, to change in a new transaction.
+    pub fn fork(&self) -> Table {
+        Table {
+            id: self.id,
+            game: self.game,
+            seat_count: self.seat_count,
+            options: self.options.clone(),
+            platform: self.platform.clone(),
+            status: self.status,
+            version: self.version,
+            last_seq: self.last_seq,
+            action_no: self.action_no,
+            state: self.state.fork(),
+            deadline_at: self.deadline_at,
+            tournament_id: self.tournament_id,
+            fixed_seed: self.fixed_seed.clone(),
+            fixed_deck: self.fixed_deck.clone(),
+            commitment: self.commitment.clone(),
+            last_result: self.last_result.clone(),
+            seats: self.seats.clone(),
+            now: Utc::now(),
+            events: Vec::new(),
+            actions: Vec::new(),
+            dirty_seats: Vec::new(),
+        }
     }
 
     pub fn seat_of(&self, user: Uuid) -> Option<SeatNo> {
@@ -807,114 +840,106 @@ impl Table {
         )
         .execute(&mut *conn)
         .await?;
-        self.saved_state = Some(state_text);
         Ok(())
     }
 
-    /// The row as `save` wrote it: publish it with `cache::put` once the transaction committed.
-    pub fn record(&self) -> MatchRecord {
-        MatchRecord {
-            id: self.id,
-            game: self.game.name().to_string(),
-            seats: self.seat_count as i32,
-            options: self.options.clone(),
-            status: self.status.as_str().to_string(),
-            version: self.version,
-            last_seq: self.last_seq,
-            action_no: self.action_no,
-            state: self
-                .saved_state
-                .clone()
-                .unwrap_or_else(|| self.state.save()),
-            deadline_at: self.deadline_at,
-            tournament_id: self.tournament_id,
-            fixed_seed: self.fixed_seed.clone(),
-            fixed_deck: self.fixed_deck.as_ref().map(|d| json!(d)),
-            commitment: self.commitment.clone(),
-            last_result: self.last_result.clone(),
-            seat_rows: json!(self.seats.iter().flatten().collect::<Vec<_>>()),
-            snapshot_version: None,
-        }
-    }
-
-    /// The match as `user` may see it (api.md § The match view). Built field by field: the
-    /// stored JSON (options, last result) is cloned, not re-serialised as `json!` would.
-    pub fn view(&self, user: Option<Uuid>) -> Value {
+    /// The match as `user` may see it (api.md § The match view), rendered straight from the
+    /// table: the stored JSON (options, last result) is borrowed, not copied.
+    pub fn view(&self, user: Option<Uuid>) -> View {
         let me = user.and_then(|u| self.seat_of(u));
         let in_hand = self.state.stage() == Stage::InHand;
-        let seats: Vec<Value> = self
+        let seats = self
             .seats
             .iter()
             .enumerate()
-            .map(|(i, s)| {
-                let mut seat = serde_json::Map::with_capacity(5);
-                seat.insert("seat".into(), i.into());
-                match s {
-                    Some(s) => {
-                        seat.insert("user_id".into(), s.user_id.to_string().into());
-                        seat.insert("username".into(), s.username.clone().into());
-                        seat.insert("coins_at_table".into(), self.state.table_coins(i).into());
-                        seat.insert("auto".into(), s.auto.into());
-                    }
-                    None => {
-                        seat.insert("user_id".into(), Value::Null);
-                        seat.insert("username".into(), Value::Null);
-                        seat.insert("coins_at_table".into(), Value::Null);
-                        seat.insert("auto".into(), false.into());
-                    }
-                }
-                Value::Object(seat)
+            .map(|(i, s)| match s {
+                Some(s) => ViewSeat {
+                    seat: i,
+                    user_id: Some(s.user_id),
+                    username: Some(&s.username),
+                    coins_at_table: self.state.table_coins(i),
+                    auto: s.auto,
+                },
+                None => ViewSeat {
+                    seat: i,
+                    user_id: None,
+                    username: None,
+                    coins_at_table: None,
+                    auto: false,
+                },
             })
             .collect();
-        let mut legal = match (me, self.status) {
+        let mut legal_actions = match (me, self.status) {
             (Some(seat), Status::Playing) => self.state.legal_actions(seat),
             _ => Vec::new(),
         };
         if let Some(seat) = me
             && self.seats[seat].as_ref().is_some_and(|s| s.auto)
         {
-            legal.push(json!({ "type": "resume" }));
+            legal_actions.push(json!({ "type": "resume" }));
         }
         let phase = if self.status == Status::Waiting && self.state.hand_no() == 0 {
             "waiting"
         } else {
             self.state.phase()
         };
-        let to_act = if in_hand {
-            self.state.to_act()
-        } else {
-            Vec::new()
+        let body = ViewBody {
+            id: self.id,
+            game: self.game.name(),
+            status: self.status.as_str(),
+            version: self.version,
+            options: &self.options,
+            seats,
+            you: me.map(|seat| You { seat }),
+            hand_no: self.state.hand_no(),
+            phase,
+            to_act: if in_hand {
+                self.state.to_act()
+            } else {
+                Vec::new()
+            },
+            deadline: self.deadline_at,
+            legal_actions,
+            shuffle_commitment: self.commitment.as_deref(),
+            tournament_id: self.tournament_id,
+            state: self.state.view(me),
+            last_result: self.last_result.as_ref(),
         };
-        let mut v = serde_json::Map::with_capacity(17);
-        v.insert("id".into(), self.id.to_string().into());
-        v.insert("game".into(), self.game.name().into());
-        v.insert("status".into(), self.status.as_str().into());
-        v.insert("version".into(), self.version.into());
-        v.insert("options".into(), self.options.clone());
-        v.insert("seats".into(), Value::Array(seats));
-        v.insert(
-            "you".into(),
-            me.map_or(Value::Null, |s| json!({ "seat": s })),
-        );
-        v.insert("hand_no".into(), self.state.hand_no().into());
-        v.insert("phase".into(), phase.into());
-        v.insert("to_act".into(), to_act.into());
-        v.insert("deadline".into(), json!(self.deadline_at));
-        v.insert("legal_actions".into(), legal.into());
-        v.insert(
-            "shuffle_commitment".into(),
-            self.commitment.clone().map_or(Value::Null, Value::from),
-        );
-        v.insert(
-            "tournament_id".into(),
-            self.tournament_id
-                .map_or(Value::Null, |t| t.to_string().into()),
-        );
-        v.insert("state".into(), self.state.view(me));
-        v.insert(
-            "last_result".into(),
-            self.last_result.clone().unwrap_or(Value::Null),
-        );
-        Value::Object(v)
+        View::render(self.id, self.version, &body)
     }
+}
+
+/// The view's fields in api.md's order.
+#[derive(serde::Serialize)]
+struct ViewBody<'a> {
+    id: Uuid,
+    game: &'static str,
+    status: &'static str,
+    version: i64,
+    options: &'a Value,
+    seats: Vec<ViewSeat<'a>>,
+    you: Option<You>,
+    hand_no: u32,
+    phase: &'static str,
+    to_act: Vec<SeatNo>,
+    deadline: Option<DateTime<Utc>>,
+    legal_actions: Vec<Value>,
+    shuffle_commitment: Option<&'a str>,
+    tournament_id: Option<Uuid>,
+    state: Value,
+    last_result: Option<&'a Value>,
+}
+
+#[derive(serde::Serialize)]
+struct ViewSeat<'a> {
+    seat: usize,
+    user_id: Option<Uuid>,
+    username: Option<&'a str>,
+    coins_at_table: Option<i64>,
+    auto: bool,
+}
+
+#[derive(serde::Serialize)]
+struct You {
+    seat: SeatNo,
 }

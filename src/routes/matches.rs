@@ -1,24 +1,29 @@
 use std::time::Duration;
 
-use actix_web::http::header;
+use actix_web::http::header::{self, ContentType};
 use actix_web::{HttpRequest, HttpResponse, get, post, web};
 use serde::Deserialize;
-use serde_json::Value;
+
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult};
+use crate::matches::view::View;
 use crate::matches::{self, ActionRequest, CreateMatch, JoinMatch, notify::Hub};
 
 const MAX_WAIT_SECS: u64 = 30;
 const MAX_IDEMPOTENCY_KEY: usize = 64;
 
-fn view_response(view: Value) -> HttpResponse {
-    let etag = format!("\"{}\"", view["version"]);
+fn view_response(view: View) -> HttpResponse {
     HttpResponse::Ok()
-        .insert_header((header::ETAG, etag))
-        .json(view)
+        .insert_header((header::ETAG, etag(&view)))
+        .content_type(ContentType::json())
+        .body(view.into_json())
+}
+
+fn etag(view: &View) -> String {
+    format!("\"{}\"", view.version())
 }
 
 #[post("/v1/matches")]
@@ -28,14 +33,11 @@ pub async fn create(
     body: web::Json<CreateMatch>,
 ) -> ApiResult<HttpResponse> {
     let view = matches::create(&pool, &user, body.into_inner()).await?;
-    let etag = format!("\"{}\"", view["version"]);
     Ok(HttpResponse::Created()
-        .insert_header((header::ETAG, etag))
-        .insert_header((
-            header::LOCATION,
-            format!("/v1/matches/{}", view["id"].as_str().unwrap_or_default()),
-        ))
-        .json(view))
+        .insert_header((header::ETAG, etag(&view)))
+        .insert_header((header::LOCATION, format!("/v1/matches/{}", view.id())))
+        .content_type(ContentType::json())
+        .body(view.into_json()))
 }
 
 #[post("/v1/matches/{id}/join")]
@@ -99,7 +101,7 @@ pub async fn show(
         (None, None) => None,
     };
     let view = matches::get(&pool, &hub, &user, path.into_inner(), wait).await?;
-    let etag = format!("\"{}\"", view["version"]);
+    let etag = etag(&view);
     let unchanged = req
         .headers()
         .get(header::IF_NONE_MATCH)

@@ -252,7 +252,9 @@ pub trait DynGame: Send + Sync {
 }
 
 /// A loaded match state.
-pub trait DynState: Send {
+/// `Sync` so that a committed state can be shared by the requests of a process (the server's
+/// cache of the newest version of each match).
+pub trait DynState: Send + Sync {
     fn stage(&self) -> Stage;
     fn hand_no(&self) -> u32;
     fn phase(&self) -> &'static str;
@@ -267,6 +269,8 @@ pub trait DynState: Send {
     fn table_coins(&self, seat: SeatNo) -> Option<i64>;
     /// The state as JSON text, for storing.
     fn save(&self) -> String;
+    /// An independent copy, equal to `load(save())` without the JSON round trip.
+    fn fork(&self) -> Box<dyn DynState>;
 }
 
 /// Adapts a typed [`Game`] to the object-safe [`DynGame`].
@@ -292,7 +296,7 @@ fn to_value<T: Serialize>(t: &T) -> Value {
 
 impl<G: Game> DynGame for Registered<G>
 where
-    G::State: Send,
+    G::State: Send + Sync,
 {
     fn name(&self) -> &'static str {
         G::NAME
@@ -332,7 +336,7 @@ where
 
 impl<G: Game> DynState for Loaded<G>
 where
-    G::State: Send,
+    G::State: Send + Sync,
 {
     fn stage(&self) -> Stage {
         G::stage(&self.0)
@@ -371,5 +375,8 @@ where
     }
     fn save(&self) -> String {
         serde_json::to_string(&self.0).expect("game states serialize to JSON")
+    }
+    fn fork(&self) -> Box<dyn DynState> {
+        Box::new(Loaded::<G>(self.0.clone()))
     }
 }

@@ -102,9 +102,14 @@ proptest! {
                     continue;
                 }
                 let before = state.save();
+                let fork = state.fork();
+                prop_assert_eq!(&before, &fork.save(), "{}: a fork differs from its state", name);
                 if state.apply(*seat, action, ctx).is_err() {
                     prop_assert_eq!(&before, &state.save(), "{}: a refused action changed the state", name);
                 }
+                // The server's cache hands out forks of committed states: what happens to one
+                // must not reach the other.
+                prop_assert_eq!(&before, &fork.save(), "{}: applying to a state changed its fork", name);
                 for v in 0..seats {
                     let _ = state.view(Some(v));
                     let _ = state.legal_actions(v);
