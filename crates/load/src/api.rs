@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 
 /// Time allowed for any request that is not a long-poll.
@@ -74,8 +75,10 @@ pub struct View {
     pub to_act: Vec<usize>,
     #[serde(default)]
     pub legal_actions: Vec<Value>,
+    /// Kept as text: most views are only read for their version and turn, and building the
+    /// state's tree for each was a third of the load generator's CPU.
     #[serde(default)]
-    pub state: Value,
+    state: Option<Box<RawValue>>,
 }
 
 #[derive(Clone, Debug, Deserialize)]
@@ -91,6 +94,14 @@ impl View {
     /// This seat is asked to act and has something it may do.
     pub fn my_turn(&self) -> bool {
         self.seat().is_some_and(|s| self.to_act.contains(&s)) && !self.legal_actions.is_empty()
+    }
+
+    /// The game-specific `state`, parsed (null when absent or unreadable).
+    pub fn state(&self) -> Value {
+        self.state
+            .as_deref()
+            .and_then(|s| serde_json::from_str(s.get()).ok())
+            .unwrap_or(Value::Null)
     }
 
     pub fn over(&self) -> bool {

@@ -104,7 +104,8 @@ fn chexuan(view: &View, rng: &mut Rng) -> Option<Value> {
             Some(json!({ "type": kind, "to": rng.i64(min..=max) }))
         }
         "split" => {
-            let me = &view.state["seats"][view.seat()?];
+            let state = view.state();
+            let me = &state["seats"][view.seat()?];
             let mut cards = strings(&me["hidden"]);
             cards.extend(strings(&me["face_up"]));
             if cards.len() != 4 {
@@ -167,7 +168,8 @@ fn dazha_safe_singles(hand: &[String]) -> Vec<&str> {
 /// one half of the time and passes otherwise.
 fn dazha(view: &View, rng: &mut Rng) -> Option<Value> {
     let play = view.legal_actions.iter().find(|t| t["type"] == "play")?;
-    let hand = strings(&view.state["hand"]);
+    let state = view.state();
+    let hand = strings(&state["hand"]);
     let singles = dazha_safe_singles(&hand);
     if play["lead"].as_bool()? {
         if !singles.is_empty() {
@@ -191,7 +193,7 @@ fn dazha(view: &View, rng: &mut Rng) -> Option<Value> {
             .collect();
         return Some(json!({ "type": "play", "cards": cards }));
     }
-    let top = &view.state["round"]["top"]["combo"];
+    let top = &state["round"]["top"]["combo"];
     if top["type"] == "single" && rng.bool() {
         let beat = top["rank"].as_str().and_then(dazha_rank_index);
         let higher: Vec<&str> = singles
@@ -211,10 +213,13 @@ mod tests {
     use super::*;
 
     fn view(seat: usize, legal: Value, state: Value) -> View {
-        serde_json::from_value(json!({
-            "id": "m", "version": 3, "status": "playing", "you": { "seat": seat },
-            "to_act": [seat], "legal_actions": legal, "state": state,
-        }))
+        serde_json::from_str(
+            &json!({
+                "id": "m", "version": 3, "status": "playing", "you": { "seat": seat },
+                "to_act": [seat], "legal_actions": legal, "state": state,
+            })
+            .to_string(),
+        )
         .unwrap()
     }
 
@@ -289,7 +294,7 @@ mod tests {
             all.sort();
             assert_eq!(all, ["2D", "8S", "QH", "RJ"]);
         }
-        let blind = view(0, json!([{ "type": "split" }]), v.state.clone());
+        let blind = view(0, json!([{ "type": "split" }]), v.state());
         assert_eq!(Game::Chexuan.choose(&blind, &mut rng), None);
     }
 
