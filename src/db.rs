@@ -69,3 +69,100 @@ pub async fn create_database_if_missing(url: &str) -> anyhow::Result<()> {
 pub async fn migrate(pool: &PgPool) -> anyhow::Result<()> {
     MIGRATOR.run(pool).await.context("running migrations")
 }
+
+/// Connections for moves, kept out of sqlx's pool: sqlx sends a round trip (`Sync`) each time a
+/// connection goes back to its pool, to flush what a dropped transaction may have left. A move
+/// ends its transaction itself (`COMMIT`, or `ROLLBACK` when refused), so its connection comes
+/// back clean and is kept here without that round trip. At most `size` are in use at once;
+/// new ones are taken from (and detached from) the pool.
+pub struct MoveConns {
+    pool: PgPool,
+    permits: tokio::sync::Semaphore,
+    idle: std::sync::Mutex<Vec<(PgConnection, std::time::Instant)>>,
+}
+
+/// A connection idle this long is tested with a round trip before it is used (as the pool's
+/// own `before_acquire` does); one idle past `IDLE_CLOSE` is closed instead.
+const IDLE_TEST: Duration = Duration::from_secs(1);
+const IDLE_CLOSE: Duration = Duration::from_secs(600);
+
+impl MoveConns {
+    pub fn new(pool: PgPool, size: u32) -> MoveConns {
+        MoveConns {
+            pool,
+            permits: tokio::sync::Semaphore::new(size.max(1) as usize),
+            idle: std::sync::Mutex::new(Vec::new()),
+        }
+    }
+
+    /// A connection, within the pool's acquire timeout (then `PoolTimedOut`, a 503).
+    pub async fn acquire(&self) -> Result<MoveConn<'_>, sqlx::Error> {
+        let timeout = self.pool.options().get_acquire_timeout();
+        let permit = tokio::time::timeout(timeout, self.permits.acquire())
+            .await
+            .map_err(|_| sqlx::Error::PoolTimedOut)?
+            .map_err(|_| sqlx::Error::PoolClosed)?;
+        loop {
+            let idle = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
+            let Some((mut conn, since)) = idle else {
+                let conn = self.pool.acquire().await?.detach();
+                return Ok(MoveConn {
+                    conn: Some(conn),
+                    owner: self,
+                    _permit: permit,
+                });
+            };
+            let idle_for = since.elapsed();
+            if idle_for > IDLE_CLOSE || (idle_for > IDLE_TEST && conn.ping().await.is_err()) {
+                continue; // dropped: closed
+            }
+            return Ok(MoveConn {
+                conn: Some(conn),
+                owner: self,
+                _permit: permit,
+            });
+        }
+    }
+
+    /// Connections kept for the next move.
+    pub fn idle(&self) -> usize {
+        self.idle.lock().map_or(0, |v| v.len())
+    }
+}
+
+/// A connection of [`MoveConns`]. `release` keeps it for the next move; dropped without it (an
+/// error left it mid-transaction, or the request was cancelled), it is closed.
+pub struct MoveConn<'a> {
+    conn: Option<PgConnection>,
+    owner: &'a MoveConns,
+    _permit: tokio::sync::SemaphorePermit<'a>,
+}
+
+impl MoveConn<'_> {
+    /// Keeps the connection for the next move, once its transaction is committed or rolled
+    /// back (one still inside a transaction is closed instead).
+    pub fn release(mut self) {
+        if let Some(conn) = self.conn.take().filter(|c| !c.is_in_transaction())
+            && let Ok(mut idle) = self.owner.idle.lock()
+        {
+            idle.push((conn, std::time::Instant::now()));
+        }
+    }
+}
+
+impl std::ops::Deref for MoveConn<'_> {
+    type Target = PgConnection;
+    fn deref(&self) -> &PgConnection {
+        self.conn
+            .as_ref()
+            .expect("a MoveConn holds its connection until released")
+    }
+}
+
+impl std::ops::DerefMut for MoveConn<'_> {
+    fn deref_mut(&mut self) -> &mut PgConnection {
+        self.conn
+            .as_mut()
+            .expect("a MoveConn holds its connection until released")
+    }
+}

@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 
 use crate::auth::{Jwt, Role, verify_password};
 use crate::config::Config;
+use crate::db::MoveConns;
 use crate::matches::lobby::LobbySettings;
 use crate::matches::notify::Hub;
 use crate::matches::sweeper;
@@ -76,6 +77,7 @@ impl Application {
             TcpListener::bind(&config.bind).with_context(|| format!("binding {}", config.bind))?;
         let port = listener.local_addr()?.port();
         let pool_data = web::Data::new(pool.clone());
+        let move_conns = web::Data::new(MoveConns::new(pool.clone(), config.db_pool));
         let hub_data = web::Data::new(hub);
         let metrics = web::Data::new(Metrics::default());
         let limiter = web::Data::new(RateLimiter::new(config.auth_per_minute));
@@ -89,6 +91,7 @@ impl Application {
                 .app_data(metrics.clone())
                 .app_data(limiter.clone())
                 .app_data(pool_data.clone())
+                .app_data(move_conns.clone())
                 .app_data(jwt.clone())
                 .app_data(hub_data.clone())
                 .app_data(lobby_data.clone())

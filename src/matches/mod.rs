@@ -17,7 +17,7 @@ use std::time::Duration;
 use games::cards::{Card, canonical};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use sqlx::{PgConnection, PgPool};
+use sqlx::{Connection, PgConnection, PgPool};
 use uuid::Uuid;
 
 use self::notify::Hub;
@@ -25,6 +25,7 @@ use self::options::PlatformOptions;
 use self::table::{ActionKind, SeatRow, Status, Table};
 use self::view::View;
 use crate::auth::{AuthUser, Role};
+use crate::db::MoveConns;
 use crate::error::{ApiError, ApiResult};
 use crate::ledger;
 
@@ -367,7 +368,7 @@ fn refuse_if_surely_stale(user: &AuthUser, id: Uuid, version: i64) -> ApiResult<
 
 /// One client action, with optional idempotent replay.
 pub async fn act(
-    pool: &PgPool,
+    conns: &MoveConns,
     hub: &Hub,
     user: &AuthUser,
     id: Uuid,
@@ -381,7 +382,48 @@ pub async fn act(
     if idempotency_key.is_none() {
         refuse_if_surely_stale(user, id, req.version)?;
     }
-    let mut tx = pool.begin().await?;
+    let mut conn = conns.acquire().await?;
+    let mut tx = conn.begin().await?;
+    match act_in(&mut tx, user, id, req, idempotency_key).await {
+        Ok(Acted::Applied(t, view)) => {
+            tx.commit().await?;
+            conn.release();
+            // The table first, so that waiters woken by the news find it.
+            let version = t.version;
+            cache::put(Arc::new(*t));
+            hub.publish(id, version);
+            Ok(view)
+        }
+        Ok(Acted::Replayed(view)) => {
+            tx.commit().await?;
+            conn.release();
+            Ok(view)
+        }
+        Err(e) => {
+            // A refused move ends its transaction here, so its connection comes back clean.
+            if tx.rollback().await.is_ok() {
+                conn.release();
+            }
+            Err(e)
+        }
+    }
+}
+
+enum Acted {
+    /// The move was applied: the table to publish once committed, and the caller's view.
+    Applied(Box<Table>, View),
+    /// A retry of a request already answered (Idempotency-Key): its stored answer.
+    Replayed(View),
+}
+
+/// One move inside its transaction; nothing is committed here.
+async fn act_in(
+    tx: &mut PgConnection,
+    user: &AuthUser,
+    id: Uuid,
+    req: ActionRequest,
+    idempotency_key: Option<String>,
+) -> ApiResult<Acted> {
     if let Some(key) = &idempotency_key {
         let fingerprint = json!({ "match_id": id, "request": req });
         let fresh = sqlx::query(
@@ -409,19 +451,19 @@ pub async fn act(
                 ));
             }
             return match body {
-                Some(body) => View::from_stored(&body),
+                Some(body) => View::from_stored(&body).map(Acted::Replayed),
                 None => Err(ApiError::Conflict(
                     "the first request with this Idempotency-Key is still running".into(),
                 )),
             };
         }
     }
-    let mut t = Table::load(&mut tx, id, true).await?;
+    let mut t = Table::load(&mut *tx, id, true).await?;
     let seat = t
         .seat_of(user.id)
         .ok_or_else(|| ApiError::Forbidden("you are not seated at this match".into()))?;
     if let Some(tid) = t.tournament_id
-        && crate::tournaments::has_escaped(&mut tx, tid, user.id).await?
+        && crate::tournaments::has_escaped(&mut *tx, tid, user.id).await?
     {
         return Err(ApiError::Forbidden(
             "you left this tournament table; its seat is played automatically now".into(),
@@ -445,7 +487,7 @@ pub async fn act(
         t.platform_event("resumed", Some(seat), json!({}));
         t.version += 1;
     } else {
-        t.apply(&mut tx, seat, req.action, ActionKind::Client)
+        t.apply(&mut *tx, seat, req.action, ActionKind::Client)
             .await?;
     }
     if let Some(s) = t.seats[seat].as_mut()
@@ -455,8 +497,8 @@ pub async fn act(
         s.timeouts = 0;
         t.mark_seat(seat);
     }
-    t.advance(&mut tx).await?;
-    t.save(&mut tx).await?;
+    t.advance(&mut *tx).await?;
+    t.save(&mut *tx).await?;
     let view = t.view(Some(user.id));
     if let Some(key) = &idempotency_key {
         sqlx::query(
@@ -468,12 +510,7 @@ pub async fn act(
         .execute(&mut *tx)
         .await?;
     }
-    tx.commit().await?;
-    // The table first, so that waiters woken by the news find it.
-    let version = t.version;
-    cache::put(Arc::new(t));
-    hub.publish(id, version);
-    Ok(view)
+    Ok(Acted::Applied(Box::new(t), view))
 }
 
 /// The caller's view; with `wait_version`, waits (up to `timeout`) for a newer version.

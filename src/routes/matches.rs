@@ -8,6 +8,7 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::auth::AuthUser;
+use crate::db::MoveConns;
 use crate::error::{ApiError, ApiResult};
 use crate::matches::view::View;
 use crate::matches::{self, ActionRequest, CreateMatch, JoinMatch, notify::Hub};
@@ -118,7 +119,7 @@ pub async fn show(
 #[post("/v1/matches/{id}/actions")]
 pub async fn act(
     req: HttpRequest,
-    pool: web::Data<PgPool>,
+    conns: web::Data<MoveConns>,
     hub: web::Data<Hub>,
     user: AuthUser,
     path: web::Path<Uuid>,
@@ -145,7 +146,7 @@ pub async fn act(
         ));
     }
     let view = matches::act(
-        &pool,
+        &conns,
         &hub,
         &user,
         path.into_inner(),

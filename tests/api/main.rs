@@ -7,5 +7,6 @@ mod dazha;
 mod faults;
 mod helpers;
 mod load;
+mod move_conns;
 mod openapi;
 mod tournaments;
