@@ -9,8 +9,9 @@
 #      (move.sql, stake.sql, settle.sql weighted by the moves, stakes and hand ends counted in
 #      paiju's database); then the same with a client per seat (clients/4 tables);
 #   4. prints the table and the ratios.
-# Environment: RUN_SECS (20), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), GAMES (the games
-# paiju-load plays, "chexuan,dazha"), KEEP_DBS (unset);
+# Environment: RUN_SECS (20), WARMUP_SECS (20: paiju-load before the first timed run, to fill
+# paiju's database; 0 for none), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), GAMES (the
+# games paiju-load plays, "chexuan,dazha"), KEEP_DBS (unset);
 # DATABASE_URL (a server on 127.0.0.1 instead of the local cluster; any database name, the
 # scratch databases are created beside it) with PGDATA (its data directory, for the CPU column).
 # Only 127.0.0.1 is ever contacted. Every wait is bounded.
@@ -21,6 +22,7 @@ cd "$(dirname "$0")/.."
 . perf/lib.sh
 
 RUN_SECS=${RUN_SECS:-20}
+WARMUP_SECS=${WARMUP_SECS:-20}
 CLIENTS=${CLIENTS:-"8 32"}
 SERVERS=${SERVERS:-1}
 MATCHES=${MATCHES:-10000}
@@ -191,7 +193,7 @@ PG_VERSION=$(psql "$BASE/postgres" -X -At -c "SHOW server_version")
 PG_SETTINGS=$(psql "$BASE/postgres" -X -At -F ' ' -c \
     "SELECT string_agg(name || '=' || setting || coalesce(unit, ''), ' ' ORDER BY name)
        FROM pg_settings WHERE name IN ('shared_buffers', 'synchronous_commit', 'max_connections')")
-HEADER="$(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · $(free -g | awk '/^Mem:/ {print $2}') GiB · PostgreSQL $PG_VERSION ($PG_SETTINGS) · $SERVERS paiju process(es) · games $GAMES · ${RUN_SECS} s per run · commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+HEADER="$(date -u +%Y-%m-%dT%H:%M:%SZ) · $(nproc) cores · $(free -g | awk '/^Mem:/ {print $2}') GiB · PostgreSQL $PG_VERSION ($PG_SETTINGS) · $SERVERS paiju process(es) · games $GAMES · ${RUN_SECS} s per run after a ${WARMUP_SECS} s warm-up · commit $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
 LOADS=()
 SUMMARY=()
 OTHERS=()
@@ -275,6 +277,17 @@ load_and_its_ceiling() {
     SUMMARY+=("$(ratio "$other_label" "$p_mps" "$p99" "$other_tps" "$other_p99")")
     SUMMARY+=("    409s $(json_obj "$p_j" conflicts) · errors $(json_obj "$p_j" errors) · moves $(json_obj "$p_j" moves_by_type)")
 }
+
+# pgbench starts from MATCHES tables of data, vacuumed and analysed; paiju's database starts
+# empty, and a fresh database's first minute (statistics of near-empty tables, plans made from
+# them) costs PostgreSQL up to twice the CPU per move. A warm-up run, not reported, fills it
+# first, as a server that has been in service has.
+if [ "$WARMUP_SECS" -gt 0 ]; then
+    say "== warm-up: paiju-load, 8 clients per table, $WARMUP_SECS s (not reported)"
+    timeout $((WARMUP_SECS + 180)) "$BIN/paiju-load" "${URLS[@]}" --clients 8 --drive table \
+        --game "$GAMES" --duration "$WARMUP_SECS" --timeout-secs 3600 --hands 10 \
+        >"$OUT/warmup.txt" 2>"$OUT/warmup.progress" || die "warm-up failed: $(tail -3 "$OUT/warmup.progress")"
+fi
 
 for c in $CLIENTS; do
     seat_tables=$((c / 4))
