@@ -5,8 +5,15 @@
 -- The only differences: ids are derived from the table number n (bench_match, bench_user)
 -- instead of being sent as uuid parameters, and the arrays the server binds as parameters
 -- are written as ARRAY[...] of parameters.
--- pgbench -n -M prepared -f perf/move.sql -D nrows=10000 (spread) or nrows=clients/4 (hot).
+-- pgbench -n -M prepared -f perf/move.sql -D own=0 -D nrows=10000 (spread) or nrows=clients/4
+-- (hot), or -D own=1 -D nrows=10000 (a table per client).
+-- own=1: each client plays its own table (client i on table i + 1), as paiju-load's clients
+-- do with a client per table; own=0: a random one of nrows tables for every transaction.
+\if :own
+\set n :client_id + 1
+\else
 \set n random(1, :nrows)
+\endif
 \set seat random(0, 3)
 \set left random(100, 900)
 BEGIN;

@@ -118,16 +118,16 @@ quiesce() {
     sql "$BASE/postgres" -c CHECKPOINT
 }
 
-# run_pgbench CLIENTS NROWS LABEL SCRIPT-ARGS…: one pgbench run; adds its row and sets
-# R_TPS and R_P99.
+# run_pgbench CLIENTS NROWS OWN LABEL SCRIPT-ARGS…: one pgbench run (OWN 1: client i always
+# on table i + 1; 0: a random table of NROWS each time); adds its row and sets R_TPS and R_P99.
 run_pgbench() {
-    local c=$1 nrows=$2 label=$3 prefix pg0 pg1 tps n p50 p95 p99 pmax
-    shift 3
+    local c=$1 nrows=$2 own=$3 label=$4 prefix pg0 pg1 tps n p50 p95 p99 pmax
+    shift 4
     prefix="$OUT/pgbench-$c-$nrows-${label//[^a-z0-9]/_}"
     quiesce
     pg0=$(pg_ticks)
     # shellcheck disable=SC2068
-    { time pgbench "$BASE/$BENCH_DB" -n -M prepared $@ -D nrows="$nrows" -c "$c" -j 2 \
+    { time pgbench "$BASE/$BENCH_DB" -n -M prepared $@ -D nrows="$nrows" -D own="$own" -c "$c" -j 2 \
         -T "$RUN_SECS" -l --log-prefix="$prefix" >"$prefix.txt" 2>&1; } 2>"$prefix.time" ||
         die "pgbench failed: $(tail -5 "$prefix.txt")"
     sleep 1 # lets the postmaster reap pgbench's backends, whose CPU then shows in its cutime
@@ -270,9 +270,9 @@ load_and_its_ceiling() {
     run_load "$c" "$drive" "paiju-load, a client per $drive ($tables tables)"
     p_mps=$R_MPS p99=$R_P99 p_j=$R_J
     say "== $c clients: pgbench, the transactions paiju-load just made ($R_MIX_LABEL)"
-    run_pgbench "$c" "$MATCHES" "pgbench, the $drive run's transactions" "$R_MIX"
+    run_pgbench "$c" "$MATCHES" 1 "pgbench, the $drive run's transactions, a table per client" "$R_MIX"
     SUMMARY+=("$c clients, paiju-load with a client per $drive ($p_mps moves/s, p99 $p99 ms):")
-    SUMMARY+=("$(ratio "pgbench, the same mix of transactions ($R_MIX_LABEL)" "$p_mps" "$p99" "$R_TPS" "$R_P99")")
+    SUMMARY+=("$(ratio "pgbench, the same mix of transactions, a table per client ($R_MIX_LABEL)" "$p_mps" "$p99" "$R_TPS" "$R_P99")")
     SUMMARY+=("$(ratio "pgbench move.sql, $MATCHES tables (plain moves only)" "$p_mps" "$p99" "$s_tps" "$s99")")
     SUMMARY+=("$(ratio "$other_label" "$p_mps" "$p99" "$other_tps" "$other_p99")")
     SUMMARY+=("    409s $(json_obj "$p_j" conflicts) · errors $(json_obj "$p_j" errors) · moves $(json_obj "$p_j" moves_by_type)")
@@ -295,15 +295,15 @@ for c in $CLIENTS; do
     LOADS+=("$c clients: load average before $(cut -d' ' -f1-3 /proc/loadavg)")
 
     say "== $c clients: pgbench move.sql, $MATCHES tables"
-    run_pgbench "$c" "$MATCHES" "pgbench move.sql, $MATCHES tables" -f perf/move.sql
+    run_pgbench "$c" "$MATCHES" 0 "pgbench move.sql, $MATCHES tables" -f perf/move.sql
     s_tps=$R_TPS s99=$R_P99
     say "== $c clients: pgbench move.sql, $c tables"
-    run_pgbench "$c" "$c" "pgbench move.sql, $c tables" -f perf/move.sql
+    run_pgbench "$c" "$c" 0 "pgbench move.sql, $c tables" -f perf/move.sql
     load_and_its_ceiling "$c" table "$c" "pgbench move.sql, $c tables (plain moves only)" \
         "$R_TPS" "$R_P99"
 
     say "== $seat_tables clients: pgbench move.sql, $seat_tables tables (a table's moves are sequential)"
-    run_pgbench "$seat_tables" "$seat_tables" "pgbench move.sql, $seat_tables tables, $seat_tables clients" -f perf/move.sql
+    run_pgbench "$seat_tables" "$seat_tables" 0 "pgbench move.sql, $seat_tables tables, $seat_tables clients" -f perf/move.sql
     load_and_its_ceiling "$c" seat "$seat_tables" \
         "pgbench, $seat_tables clients on $seat_tables tables (equal moves in flight)" \
         "$R_TPS" "$R_P99"

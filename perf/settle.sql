@@ -4,7 +4,13 @@
 -- wallets and 积分, `INSERT INTO hands`), then the save with the showdown, settlement and new
 -- hand events. 9 round trips. See move.sql for the conventions; the hand being closed is the
 -- match's latest (a sub-select here, a parameter in the server).
+-- own=1: each client plays its own table (client i on table i + 1), as paiju-load's clients
+-- do with a client per table; own=0: a random one of nrows tables for every transaction.
+\if :own
+\set n :client_id + 1
+\else
 \set n random(1, :nrows)
+\endif
 \set seat random(0, 3)
 \set u0 4 * :n
 \set u1 4 * :n + 1

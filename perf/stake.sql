@@ -3,7 +3,13 @@
 -- accounts in id order and writes ledger_tx, the balances and ledger_entries; the deferred
 -- trigger ledger_entries_balanced runs at COMMIT). 5 round trips. See move.sql for the
 -- conventions.
+-- own=1: each client plays its own table (client i on table i + 1), as paiju-load's clients
+-- do with a client per table; own=0: a random one of nrows tables for every transaction.
+\if :own
+\set n :client_id + 1
+\else
 \set n random(1, :nrows)
+\endif
 \set seat random(0, 3)
 \set amt random(100, 1000)
 \set neg -1 * :amt
