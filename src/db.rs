@@ -19,6 +19,10 @@ fn connect_options(url: &str) -> anyhow::Result<PgConnectOptions> {
         .log_slow_statements(tracing::log::LevelFilter::Warn, Duration::from_millis(500)))
 }
 
+/// A connection idle longer than this is tested with a round trip before it is used (the
+/// pool's and [`MoveConns`]'s alike).
+const IDLE_TEST: Duration = Duration::from_secs(1);
+
 /// A lazily connecting pool: the server starts even while the database is down, and requests
 /// fail fast (503) until it is back.
 pub fn pool(url: &str, size: u32) -> anyhow::Result<PgPool> {
@@ -32,7 +36,7 @@ pub fn pool(url: &str, size: u32) -> anyhow::Result<PgPool> {
         .test_before_acquire(false)
         .before_acquire(|conn, meta| {
             Box::pin(async move {
-                if meta.idle_for > Duration::from_secs(1) {
+                if meta.idle_for > IDLE_TEST {
                     conn.ping().await?;
                 }
                 Ok(true)
@@ -81,9 +85,7 @@ pub struct MoveConns {
     idle: std::sync::Mutex<Vec<(PgConnection, std::time::Instant)>>,
 }
 
-/// A connection idle this long is tested with a round trip before it is used (as the pool's
-/// own `before_acquire` does); one idle past `IDLE_CLOSE` is closed instead.
-const IDLE_TEST: Duration = Duration::from_secs(1);
+/// A move's connection idle past this is closed rather than tested and kept.
 const IDLE_CLOSE: Duration = Duration::from_secs(600);
 
 impl MoveConns {
@@ -102,26 +104,22 @@ impl MoveConns {
             .await
             .map_err(|_| sqlx::Error::PoolTimedOut)?
             .map_err(|_| sqlx::Error::PoolClosed)?;
-        loop {
+        let conn = loop {
             let idle = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
             let Some((mut conn, since)) = idle else {
-                let conn = self.pool.acquire().await?.detach();
-                return Ok(MoveConn {
-                    conn: Some(conn),
-                    owner: self,
-                    _permit: permit,
-                });
+                break self.pool.acquire().await?.detach();
             };
             let idle_for = since.elapsed();
-            if idle_for > IDLE_CLOSE || (idle_for > IDLE_TEST && conn.ping().await.is_err()) {
-                continue; // dropped: closed
+            // A connection failing its test, or idle too long, is dropped: closed.
+            if idle_for <= IDLE_CLOSE && (idle_for <= IDLE_TEST || conn.ping().await.is_ok()) {
+                break conn;
             }
-            return Ok(MoveConn {
-                conn: Some(conn),
-                owner: self,
-                _permit: permit,
-            });
-        }
+        };
+        Ok(MoveConn {
+            conn,
+            owner: self,
+            _permit: permit,
+        })
     }
 
     /// Connections kept for the next move.
@@ -133,7 +131,7 @@ impl MoveConns {
 /// A connection of [`MoveConns`]. `release` keeps it for the next move; dropped without it (an
 /// error left it mid-transaction, or the request was cancelled), it is closed.
 pub struct MoveConn<'a> {
-    conn: Option<PgConnection>,
+    conn: PgConnection,
     owner: &'a MoveConns,
     _permit: tokio::sync::SemaphorePermit<'a>,
 }
@@ -141,11 +139,11 @@ pub struct MoveConn<'a> {
 impl MoveConn<'_> {
     /// Keeps the connection for the next move, once its transaction is committed or rolled
     /// back (one still inside a transaction is closed instead).
-    pub fn release(mut self) {
-        if let Some(conn) = self.conn.take().filter(|c| !c.is_in_transaction())
+    pub fn release(self) {
+        if !self.conn.is_in_transaction()
             && let Ok(mut idle) = self.owner.idle.lock()
         {
-            idle.push((conn, std::time::Instant::now()));
+            idle.push((self.conn, std::time::Instant::now()));
         }
     }
 }
@@ -153,16 +151,12 @@ impl MoveConn<'_> {
 impl std::ops::Deref for MoveConn<'_> {
     type Target = PgConnection;
     fn deref(&self) -> &PgConnection {
-        self.conn
-            .as_ref()
-            .expect("a MoveConn holds its connection until released")
+        &self.conn
     }
 }
 
 impl std::ops::DerefMut for MoveConn<'_> {
     fn deref_mut(&mut self) -> &mut PgConnection {
-        self.conn
-            .as_mut()
-            .expect("a MoveConn holds its connection until released")
+        &mut self.conn
     }
 }

@@ -20,14 +20,17 @@ static TABLES: LazyLock<Mutex<HashMap<Uuid, Arc<Table>>>> =
 
 /// The cached match `id` if it is at `version` or newer.
 pub fn at_least(id: Uuid, version: i64) -> Option<Arc<Table>> {
-    let map = TABLES.lock().ok()?;
-    map.get(&id).filter(|t| t.version >= version).cloned()
+    find(id, |v| v >= version)
 }
 
 /// The cached match `id` if it is exactly at `version`.
 pub fn exactly(id: Uuid, version: i64) -> Option<Arc<Table>> {
+    find(id, |v| v == version)
+}
+
+fn find(id: Uuid, wanted: impl Fn(i64) -> bool) -> Option<Arc<Table>> {
     let map = TABLES.lock().ok()?;
-    map.get(&id).filter(|t| t.version == version).cloned()
+    map.get(&id).filter(|t| wanted(t.version)).cloned()
 }
 
 /// Remembers a committed table, unless a newer version is already held.

@@ -384,28 +384,27 @@ pub async fn act(
     }
     let mut conn = conns.acquire().await?;
     let mut tx = conn.begin().await?;
-    match act_in(&mut tx, user, id, req, idempotency_key).await {
-        Ok(Acted::Applied(t, view)) => {
-            tx.commit().await?;
-            conn.release();
+    let acted = match act_in(&mut tx, user, id, req, idempotency_key).await {
+        Ok(acted) => acted,
+        Err(e) => {
+            // A refused move ends its transaction here, so its connection comes back clean.
+            if tx.rollback().await.is_ok() {
+                conn.release();
+            }
+            return Err(e);
+        }
+    };
+    tx.commit().await?;
+    conn.release();
+    match acted {
+        Acted::Applied(t, view) => {
             // The table first, so that waiters woken by the news find it.
             let version = t.version;
             cache::put(Arc::new(*t));
             hub.publish(id, version);
             Ok(view)
         }
-        Ok(Acted::Replayed(view)) => {
-            tx.commit().await?;
-            conn.release();
-            Ok(view)
-        }
-        Err(e) => {
-            // A refused move ends its transaction here, so its connection comes back clean.
-            if tx.rollback().await.is_ok() {
-                conn.release();
-            }
-            Err(e)
-        }
+        Acted::Replayed(view) => Ok(view),
     }
 }
 
