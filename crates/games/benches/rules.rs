@@ -17,7 +17,7 @@ fn cards(cs: &[&str]) -> Vec<Card> {
 
 /// A six-seat 扯旋 hand where everyone went all in: the state waits for the splits.
 fn chexuan_showdown() -> <Chexuan as Game>::State {
-    let opts = Chexuan::options(6, &json!({})).unwrap();
+    let opts = parse_options::<Chexuan>(6, &json!({})).unwrap();
     let mut deck = Chexuan::deck(&opts);
     shuffle(&mut deck, &[3; 32]);
     let mut s = Chexuan::new_match(opts, 6);
@@ -78,7 +78,7 @@ fn chexuan(c: &mut Criterion) {
 }
 
 fn dazha_hand(seed: u8) -> Vec<Card> {
-    let opts = Dazha::options(4, &json!({})).unwrap();
+    let opts = parse_options::<Dazha>(4, &json!({})).unwrap();
     let mut deck = Dazha::deck(&opts);
     shuffle(&mut deck, &[seed; 32]);
     let mut hand: Vec<Card> = deck.into_iter().step_by(4).collect();
@@ -118,7 +118,7 @@ fn dazha(c: &mut Criterion) {
         b.iter(|| dazha::hand_plays(black_box(&hand), Some(&pair), Mode::Normal))
     });
     // A whole hand by automatic play, and the JSON round trip of a state mid-hand.
-    let opts = Dazha::options(4, &json!({})).unwrap();
+    let opts = parse_options::<Dazha>(4, &json!({})).unwrap();
     c.bench_function("dazha/auto_played_hand", |b| {
         b.iter(|| {
             let mut s = Dazha::new_match(opts.clone(), 4);

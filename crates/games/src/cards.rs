@@ -185,6 +185,31 @@ impl<'de> Deserialize<'de> for Card {
     }
 }
 
+/// Card pattern of api.md § Cards, for the API document.
+const CARD_PATTERN: &str = "^((10|[2-9JQKA])[SHDC]|RJ|BJ|[sb]([1-9]|10)|W)$";
+
+impl schemars::JsonSchema for Card {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Card".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "type": "string",
+            "pattern": CARD_PATTERN,
+            "description": "A card in api.md notation: rank then suit (\"10H\", \"QS\"), \"RJ\"/\"BJ\" jokers, paper cards \"s1\"…\"s10\", \"b1\"…\"b10\", \"W\"."
+        })
+    }
+}
+
+impl schemars::JsonSchema for Suit {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Suit".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({ "type": "string", "enum": ["S", "H", "D", "C"] })
+    }
+}
+
 /// Builds fixtures from readable notation: `hand!["QH", "QD", "10H"]`.
 #[macro_export]
 macro_rules! hand {

@@ -12,9 +12,11 @@
 
 use std::ops::RangeInclusive;
 
+use schemars::JsonSchema;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::cards::Card;
 
@@ -155,7 +157,8 @@ pub struct HandResult {
     pub units: Vec<i64>,
     /// Each seat's net coin change this hand, as the `money` of the hand adds up to.
     pub coins: Vec<i64>,
-    /// Game-specific summary, shown to everyone as the view's `last_result`.
+    /// The game's `Game::Summary` of the hand as JSON, shown to everyone as the view's
+    /// `last_result`.
     pub detail: Value,
 }
 
@@ -189,11 +192,34 @@ pub enum Stage {
     Finished,
 }
 
+/// What a game's view type tells the platform about the seats around it. The view built for a
+/// viewer is the one place that decides what that viewer may see, so the platform's own fields
+/// (`seats[].coins_at_table`) are read from it and can never show more than the game allows.
+pub trait SeatInfo {
+    /// Coins the seat has on the table in the current hand, as this view's viewer may see them.
+    fn coins_at_table(&self, _seat: SeatNo) -> Option<i64> {
+        None
+    }
+}
+
 /// The rules of one game. Implementations are pure: no IO, no clock, no randomness.
+///
+/// Every surface a client sees is a Rust type of the game's own, so that a JSON Schema can be
+/// derived from it for the API document: the options, the actions (a `oneOf` tagged by `type`),
+/// the view of the state, the templates in `legal_actions` and the hand summary in
+/// `last_result`.
 pub trait Game: 'static {
-    type Options: Serialize + DeserializeOwned + Clone;
+    /// Parsed by [`read_options`] (the one options reader: unknown fields and wrong types are
+    /// refused with the field's path) and then checked by [`Game::check_options`].
+    type Options: Serialize + DeserializeOwned + JsonSchema + Clone;
     type State: Serialize + DeserializeOwned + Clone;
-    type Action: Serialize + DeserializeOwned + Clone;
+    type Action: Serialize + DeserializeOwned + JsonSchema + Clone;
+    /// The state as one seat (or a spectator) may see it.
+    type View: Serialize + JsonSchema + SeatInfo;
+    /// One entry of the view's `legal_actions`.
+    type Legal: Serialize + JsonSchema;
+    /// The settlement of a hand as shown in `last_result` (`HandResult::detail`).
+    type Summary: Serialize + JsonSchema;
 
     const NAME: &'static str;
     const SEATS: RangeInclusive<usize>;
@@ -202,8 +228,9 @@ pub trait Game: 'static {
     /// (`Outcome::money`) cannot.
     const COIN_ROOMS: bool = false;
 
-    /// Parses the client's options, fills defaults and checks them against the seat count.
-    fn options(seats: usize, raw: &Value) -> Result<Self::Options, RuleError>;
+    /// Checks parsed options against each other and the seat count (errors name the field), and
+    /// fills defaults that depend on other options.
+    fn check_options(opts: &mut Self::Options, seats: usize) -> Result<(), RuleError>;
     /// The whole deck in a fixed order; the service shuffles a copy for every hand.
     fn deck(opts: &Self::Options) -> Vec<Card>;
     fn new_match(opts: Self::Options, seats: usize) -> Self::State;
@@ -215,6 +242,11 @@ pub trait Game: 'static {
     fn phase(state: &Self::State) -> &'static str;
     /// Seats whose action the game is waiting for.
     fn to_act(state: &Self::State) -> Vec<SeatNo>;
+    /// Seconds the seats in `to_act` have for the current wait, given the match's turn timeout
+    /// (`turn_timeout_secs`). A claim window may be shorter than a turn, a bury longer.
+    fn wait_secs(_state: &Self::State, turn_secs: u32) -> u32 {
+        turn_secs
+    }
 
     /// Starts the next hand (only called at `Stage::NeedsDeal` with every seat taken).
     fn start_hand(state: &mut Self::State, start: HandStart) -> Outcome;
@@ -225,30 +257,120 @@ pub trait Game: 'static {
         ctx: Ctx,
     ) -> Result<Outcome, RuleError>;
     /// The action taken for a seat in `to_act` when its deadline passes or it is in 托管.
-    /// It must be legal.
+    /// It must always be accepted by `apply`, whatever the seat's wallet holds: a table must
+    /// never stop with no way forward.
     fn auto_action(state: &Self::State, seat: SeatNo) -> Self::Action;
-    /// A seated player leaves during the match (逃跑): the game's escape penalty. Afterwards the
-    /// seat is empty; the match either waits for a new player (`NeedsDeal`) or is `Finished`.
+    /// A seated player leaves during the match (逃跑 when it is still in the hand): the game's
+    /// penalty. Afterwards the seat is empty; the match either waits for a new player
+    /// (`NeedsDeal`), plays on, or is `Finished`.
     fn leave(state: &mut Self::State, seat: SeatNo, ctx: Ctx) -> Outcome;
 
     /// The game state as `viewer` may see it (`None`: a spectator).
-    fn view(state: &Self::State, viewer: Option<SeatNo>) -> Value;
-    /// Templates of the actions `seat` may send now.
-    fn legal_actions(state: &Self::State, seat: SeatNo) -> Vec<Value>;
-    /// Coins the seat has on the table in the current hand, for games that stake coins.
-    fn table_coins(state: &Self::State, seat: SeatNo) -> Option<i64>;
+    fn view(state: &Self::State, viewer: Option<SeatNo>) -> Self::View;
+    /// The actions `seat` may send now.
+    fn legal_actions(state: &Self::State, seat: SeatNo) -> Vec<Self::Legal>;
+}
+
+/// Reads a game's options from the client's JSON: `null` is `{}`, and a refusal names the field
+/// (`options.ante: invalid type: string "x", expected i64`).
+pub fn read_options<T: DeserializeOwned>(raw: &Value) -> Result<T, RuleError> {
+    let empty = Value::Object(serde_json::Map::new());
+    let raw = match raw {
+        Value::Null => &empty,
+        Value::Object(_) => raw,
+        // serde reads a struct from an array too; options are always named.
+        _ => return Err(RuleError::invalid("options must be a JSON object")),
+    };
+    serde_path_to_error::deserialize(raw).map_err(|e| {
+        let path = e.path().to_string();
+        let inner = e.into_inner();
+        if path == "." {
+            RuleError::invalid(format!("options: {inner}"))
+        } else {
+            RuleError::invalid(format!("options.{path}: {inner}"))
+        }
+    })
+}
+
+/// Reads and checks a game's options as the service does (seat count included).
+pub fn parse_options<G: Game>(seats: usize, raw: &Value) -> Result<G::Options, RuleError> {
+    if !G::SEATS.contains(&seats) {
+        return Err(RuleError::invalid(format!(
+            "{} is played by {} to {} seats, not {seats}",
+            G::NAME,
+            G::SEATS.start(),
+            G::SEATS.end()
+        )));
+    }
+    let mut opts: G::Options = read_options(raw)?;
+    G::check_options(&mut opts, seats)?;
+    Ok(opts)
+}
+
+/// A seat's view as the JSON a client receives.
+pub fn view_json<G: Game>(state: &G::State, viewer: Option<SeatNo>) -> Value {
+    to_value(&G::view(state, viewer))
+}
+
+/// The seat's coins on the table as `viewer`'s view shows them.
+pub fn coins_at_table<G: Game>(
+    state: &G::State,
+    viewer: Option<SeatNo>,
+    seat: SeatNo,
+) -> Option<i64> {
+    G::view(state, viewer).coins_at_table(seat)
+}
+
+/// Checks one integer option against its range, naming it in the refusal.
+pub fn check_range(
+    name: &str,
+    value: i64,
+    range: RangeInclusive<i64>,
+) -> Result<(), RuleError> {
+    if range.contains(&value) {
+        Ok(())
+    } else {
+        Err(RuleError::invalid(format!(
+            "options.{name} must be from {} to {}, got {value}",
+            range.start(),
+            range.end()
+        )))
+    }
+}
+
+/// The JSON Schemas of one game's client-facing types, for the API document.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GameSchemas {
+    pub options: Value,
+    pub action: Value,
+    pub state: Value,
+    pub legal_action: Value,
+    pub last_result: Value,
+}
+
+/// A view rendered for one viewer: the game's `state` as JSON text, and what the platform's
+/// seat list may show, read from that same view.
+pub struct RenderedView {
+    pub state: Box<RawValue>,
+    pub coins_at_table: Vec<Option<i64>>,
 }
 
 /// A game the service can drive without knowing its types.
 pub trait DynGame: Send + Sync {
     fn name(&self) -> &'static str;
     fn seats(&self) -> RangeInclusive<usize>;
+    /// The seat count of every table when the game has only one (tournaments need it).
+    fn table_size(&self) -> Option<usize> {
+        let s = self.seats();
+        (s.start() == s.end()).then_some(*s.start())
+    }
     fn coin_rooms(&self) -> bool;
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError>;
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String>;
     fn new_match(&self, options: &Value, seats: usize) -> Result<Box<dyn DynState>, String>;
     /// Reads a stored state back from its JSON text.
     fn load(&self, state: &str) -> Result<Box<dyn DynState>, String>;
+    fn schemas(&self) -> GameSchemas;
 }
 
 /// A loaded match state.
@@ -259,14 +381,14 @@ pub trait DynState: Send + Sync {
     fn hand_no(&self) -> u32;
     fn phase(&self) -> &'static str;
     fn to_act(&self) -> Vec<SeatNo>;
+    fn wait_secs(&self, turn_secs: u32) -> u32;
     fn start_hand(&mut self, start: HandStart) -> Outcome;
     /// Decodes and applies an action given as JSON (`{"type": …, …}`).
     fn apply(&mut self, seat: SeatNo, action: &Value, ctx: Ctx) -> Result<Outcome, RuleError>;
     fn auto_action(&self, seat: SeatNo) -> Value;
     fn leave(&mut self, seat: SeatNo, ctx: Ctx) -> Outcome;
-    fn view(&self, viewer: Option<SeatNo>) -> Value;
-    fn legal_actions(&self, seat: SeatNo) -> Vec<Value>;
-    fn table_coins(&self, seat: SeatNo) -> Option<i64>;
+    fn view(&self, viewer: Option<SeatNo>) -> RenderedView;
+    fn legal_actions(&self, seat: SeatNo) -> Vec<Box<RawValue>>;
     /// The state as JSON text, for storing.
     fn save(&self) -> String;
     /// An independent copy, equal to `load(save())` without the JSON round trip.
@@ -294,6 +416,14 @@ fn to_value<T: Serialize>(t: &T) -> Value {
     serde_json::to_value(t).expect("game types serialize to JSON")
 }
 
+fn to_raw<T: Serialize>(t: &T) -> Box<RawValue> {
+    serde_json::value::to_raw_value(t).expect("game types serialize to JSON")
+}
+
+fn schema<T: JsonSchema>() -> Value {
+    to_value(&schemars::schema_for!(T))
+}
+
 impl<G: Game> DynGame for Registered<G>
 where
     G::State: Send + Sync,
@@ -308,15 +438,7 @@ where
         G::COIN_ROOMS
     }
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError> {
-        if !G::SEATS.contains(&seats) {
-            return Err(RuleError::invalid(format!(
-                "{} is played by {} to {} seats, not {seats}",
-                G::NAME,
-                G::SEATS.start(),
-                G::SEATS.end()
-            )));
-        }
-        G::options(seats, raw).map(|o| to_value(&o))
+        parse_options::<G>(seats, raw).map(|o| to_value(&o))
     }
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String> {
         let opts: G::Options =
@@ -331,6 +453,15 @@ where
     fn load(&self, state: &str) -> Result<Box<dyn DynState>, String> {
         let s: G::State = serde_json::from_str(state).map_err(|e| e.to_string())?;
         Ok(Box::new(Loaded::<G>(s)))
+    }
+    fn schemas(&self) -> GameSchemas {
+        GameSchemas {
+            options: schema::<G::Options>(),
+            action: schema::<G::Action>(),
+            state: schema::<G::View>(),
+            legal_action: schema::<G::Legal>(),
+            last_result: schema::<G::Summary>(),
+        }
     }
 }
 
@@ -350,12 +481,22 @@ where
     fn to_act(&self) -> Vec<SeatNo> {
         G::to_act(&self.0)
     }
+    fn wait_secs(&self, turn_secs: u32) -> u32 {
+        G::wait_secs(&self.0, turn_secs).max(1)
+    }
     fn start_hand(&mut self, start: HandStart) -> Outcome {
         G::start_hand(&mut self.0, start)
     }
     fn apply(&mut self, seat: SeatNo, action: &Value, ctx: Ctx) -> Result<Outcome, RuleError> {
-        let action: G::Action = serde_json::from_value(action.clone())
-            .map_err(|e| RuleError::invalid(format!("bad action: {e}")))?;
+        let action: G::Action = serde_path_to_error::deserialize(action).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner();
+            if path == "." {
+                RuleError::invalid(format!("bad action: {inner}"))
+            } else {
+                RuleError::invalid(format!("bad action: {path}: {inner}"))
+            }
+        })?;
         G::apply(&mut self.0, seat, action, ctx)
     }
     fn auto_action(&self, seat: SeatNo) -> Value {
@@ -364,14 +505,16 @@ where
     fn leave(&mut self, seat: SeatNo, ctx: Ctx) -> Outcome {
         G::leave(&mut self.0, seat, ctx)
     }
-    fn view(&self, viewer: Option<SeatNo>) -> Value {
-        G::view(&self.0, viewer)
+    fn view(&self, viewer: Option<SeatNo>) -> RenderedView {
+        let view = G::view(&self.0, viewer);
+        let seats = *G::SEATS.end();
+        RenderedView {
+            state: to_raw(&view),
+            coins_at_table: (0..seats).map(|s| view.coins_at_table(s)).collect(),
+        }
     }
-    fn legal_actions(&self, seat: SeatNo) -> Vec<Value> {
-        G::legal_actions(&self.0, seat)
-    }
-    fn table_coins(&self, seat: SeatNo) -> Option<i64> {
-        G::table_coins(&self.0, seat)
+    fn legal_actions(&self, seat: SeatNo) -> Vec<Box<RawValue>> {
+        G::legal_actions(&self.0, seat).iter().map(to_raw).collect()
     }
     fn save(&self) -> String {
         serde_json::to_string(&self.0).expect("game states serialize to JSON")

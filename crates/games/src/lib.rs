@@ -12,16 +12,23 @@ mod test_rng;
 
 pub use engine::{DynGame, DynState, Game, Registered};
 
-/// Every game the service can run, by the name clients use.
-pub const GAME_NAMES: &[&str] = &[chexuan::Chexuan::NAME, dazha::Dazha::NAME];
+/// Every game the service can run. Adding a game is one line here.
+static GAMES: [&dyn DynGame; 2] = [
+    &Registered::<chexuan::Chexuan>::new(),
+    &Registered::<dazha::Dazha>::new(),
+];
+
+/// Every game the service can run, in the order clients are told about them.
+pub fn all() -> &'static [&'static dyn DynGame] {
+    &GAMES
+}
+
+/// The names clients use, for error messages and documents.
+pub fn names() -> Vec<&'static str> {
+    GAMES.iter().map(|g| g.name()).collect()
+}
 
 /// The engine of the game called `name`.
 pub fn game(name: &str) -> Option<&'static dyn DynGame> {
-    static CHEXUAN: Registered<chexuan::Chexuan> = Registered::new();
-    static DAZHA: Registered<dazha::Dazha> = Registered::new();
-    match name {
-        chexuan::Chexuan::NAME => Some(&CHEXUAN),
-        dazha::Dazha::NAME => Some(&DAZHA),
-        _ => None,
-    }
+    GAMES.iter().find(|g| g.name() == name).copied()
 }

@@ -14,12 +14,14 @@ mod tests;
 
 use std::ops::RangeInclusive;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::cards::{Card, remove_cards};
 use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatNo, Stage,
+    Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatInfo, SeatNo, Stage,
+    check_range,
 };
 use ranking::{Split, rank_pair, sanhua, server_split, single_order};
 use settle::{Standing, base_points, settle};
@@ -33,7 +35,7 @@ const MAX_BOBO: i64 = 1_000_000_000_000_000_000;
 /// 如果时间足够).
 const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
     /// 底皮: posted by every playing seat from its 簸簸 before the deal; also the 底注 of 积分.
@@ -59,7 +61,7 @@ fn default_score_unit() -> i64 {
 
 /// A player's action. Unit-like actions are empty structs so that `deny_unknown_fields` also
 /// rejects stray fields on them.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     SetBobo {
@@ -881,41 +883,17 @@ impl Game for Chexuan {
     type Options = Options;
     type State = State;
     type Action = Action;
+    type View = View;
+    type Legal = Value;
+    type Summary = Value;
 
     const NAME: &'static str = "chexuan";
     const SEATS: RangeInclusive<usize> = 2..=6;
 
-    fn options(_seats: usize, raw: &Value) -> Result<Options, RuleError> {
-        let raw = if raw.is_null() {
-            json!({})
-        } else {
-            raw.clone()
-        };
-        // serde's type errors do not name the field, so check the known ones first.
-        if let Some(fields) = raw.as_object() {
-            for (name, value) in fields {
-                if ["ante", "min_bobo", "score_unit"].contains(&name.as_str()) && !value.is_i64() {
-                    return Err(RuleError::invalid(format!(
-                        "option {name} must be an integer, got {value}"
-                    )));
-                }
-            }
-        }
-        let opts: Options = serde_json::from_value(raw)
-            .map_err(|e| RuleError::invalid(format!("bad chexuan options: {e}")))?;
-        let check = |name: &str, value: i64, min: i64| {
-            if (min..=MAX_OPTION).contains(&value) {
-                Ok(())
-            } else {
-                Err(RuleError::invalid(format!(
-                    "option {name} must be between {min} and {MAX_OPTION}, got {value}"
-                )))
-            }
-        };
-        check("ante", opts.ante, 1)?;
-        check("min_bobo", opts.min_bobo, opts.ante)?;
-        check("score_unit", opts.score_unit, 0)?;
-        Ok(opts)
+    fn check_options(opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
+        check_range("ante", opts.ante, 1..=MAX_OPTION)?;
+        check_range("min_bobo", opts.min_bobo, opts.ante..=MAX_OPTION)?;
+        check_range("score_unit", opts.score_unit, 0..=MAX_OPTION)
     }
 
     fn deck(_opts: &Options) -> Vec<Card> {
@@ -1079,10 +1057,10 @@ impl Game for Chexuan {
         out
     }
 
-    fn view(state: &State, viewer: Option<SeatNo>) -> Value {
+    fn view(state: &State, viewer: Option<SeatNo>) -> View {
         let h = state.hand.as_ref();
         let betting = state.phase == Phase::Betting;
-        json!({
+        View(json!({
             "hand_no": state.hand_no,
             "dealer": state.dealer,
             "phase": state.phase.name(),
@@ -1095,7 +1073,7 @@ impl Game for Chexuan {
             "pot": h.map(|h| h.pot()),
             "ending": h.and_then(|h| h.ending),
             "seats": (0..state.seats).map(|s| Self::seat_view(state, s, viewer)).collect::<Vec<_>>(),
-        })
+        }))
     }
 
     fn legal_actions(state: &State, seat: SeatNo) -> Vec<Value> {
@@ -1130,12 +1108,22 @@ impl Game for Chexuan {
             _ => vec![json!({ "type": "split" })],
         }
     }
+}
 
-    fn table_coins(state: &State, seat: SeatNo) -> Option<i64> {
-        if !state.phase.in_hand() {
-            return None;
-        }
-        let sh = state.hand.as_ref()?.seats.get(seat)?;
-        sh.bobo.map(|_| sh.left)
+/// The state as one seat may see it.
+#[derive(Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct View(Value);
+
+impl SeatInfo for View {
+    /// The seat's 簸簸 left on the table, shown only where the view shows it.
+    fn coins_at_table(&self, seat: SeatNo) -> Option<i64> {
+        let in_hand = matches!(
+            self.0["phase"].as_str(),
+            Some("bobo" | "betting" | "showdown")
+        );
+        in_hand
+            .then(|| self.0["seats"][seat]["bobo_left"].as_i64())
+            .flatten()
     }
 }

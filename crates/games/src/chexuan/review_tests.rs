@@ -1,5 +1,6 @@
 //! Regression tests from the rules review.
 
+use crate::engine::{parse_options, view_json};
 use serde_json::json;
 
 use super::*;
@@ -15,7 +16,7 @@ fn ctx() -> Ctx {
 /// overflow (a panic in debug builds, wrapped coin amounts in release builds).
 #[test]
 fn huge_wallets_settle_without_overflow() {
-    let opts = Chexuan::options(2, &json!({})).unwrap();
+    let opts = parse_options::<Chexuan>(2, &json!({})).unwrap();
     let mut st = Chexuan::new_match(opts, 2);
     Chexuan::start_hand(
         &mut st,
@@ -37,7 +38,7 @@ fn huge_wallets_settle_without_overflow() {
     }
     let mut result = None;
     for _ in 0..20 {
-        let _ = Chexuan::view(&st, None);
+        let _ = view_json::<Chexuan>(&st, None);
         let Some(&seat) = Chexuan::to_act(&st).first() else {
             break;
         };

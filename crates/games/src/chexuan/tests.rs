@@ -1,6 +1,7 @@
 //! Whole hands driven through the `Game` interface: the seed's settlement examples, betting,
 //! escapes and views, and a long random run that checks the invariants after every step.
 
+use crate::engine::{coins_at_table, parse_options, view_json};
 use crate::test_rng::Rng;
 use std::collections::HashSet;
 
@@ -17,7 +18,7 @@ fn ctx(now_ms: i64) -> Ctx {
 }
 
 fn opts(raw: Value) -> Options {
-    Chexuan::options(3, &raw).expect("valid options")
+    parse_options::<Chexuan>(3, &raw).expect("valid options")
 }
 
 /// Every card mentioned anywhere in a JSON value.
@@ -267,7 +268,7 @@ impl Table {
         for v in (0..n).map(Some).chain([None]) {
             let idx = v.unwrap_or(n);
             let allowed = self.allowed(v);
-            for c in cards_in(&Chexuan::view(&self.state, v)) {
+            for c in cards_in(&view_json::<Chexuan>(&self.state, v)) {
                 assert!(
                     self.known[idx].contains(&c),
                     "view {v:?} shows {c} never dealt to it"
@@ -582,7 +583,7 @@ fn last_man_standing_wins_without_showdown_and_the_dealer_stays() {
     // Nobody's hidden cards are revealed.
     for v in [None, Some(0), Some(2)] {
         assert_eq!(
-            Chexuan::view(&t.state, v)["seats"][1]["hidden"],
+            view_json::<Chexuan>(&t.state, v)["seats"][1]["hidden"],
             Value::Null
         );
     }
@@ -614,11 +615,11 @@ fn seat_below_min_bobo_sits_out_and_is_not_dealt() {
     );
     t.bobos(&[100, 0, 100]);
     assert!(t.hand().seats[1].hidden.is_empty());
-    assert_eq!(Chexuan::table_coins(&t.state, 1), None);
-    assert_eq!(Chexuan::table_coins(&t.state, 0), Some(90));
+    assert_eq!(coins_at_table::<Chexuan>(&t.state, Some(1), 1), None);
+    assert_eq!(coins_at_table::<Chexuan>(&t.state, Some(0), 0), Some(90));
     assert_eq!(t.turn(), 2);
     assert_eq!(
-        Chexuan::view(&t.state, Some(1))["seats"][1]["playing"],
+        view_json::<Chexuan>(&t.state, Some(1))["seats"][1]["playing"],
         json!(false)
     );
 }
@@ -719,17 +720,17 @@ fn head_weaker_than_tail_is_swapped_when_split() {
     t.act(1, Action::AllIn {});
     t.act(0, Action::Call {});
     t.act(0, split_of(&hands[0]));
-    let own = Chexuan::view(&t.state, Some(0));
+    let own = view_json::<Chexuan>(&t.state, Some(0));
     assert_eq!(own["seats"][0]["split"]["swapped"], json!(true));
     assert_eq!(own["seats"][0]["split"]["head"], json!(["QH", "QD"]));
     // Others learn only that seat 0 has split.
-    let other = Chexuan::view(&t.state, Some(1));
+    let other = view_json::<Chexuan>(&t.state, Some(1));
     assert_eq!(other["seats"][0]["split_submitted"], json!(true));
     assert_eq!(other["seats"][0]["split"], Value::Null);
     t.act(1, split_of(&hands[1]));
     // 天牌 / 7 points against 人牌 / 杂对 (8H 8D / 9S 9C): heads 天 > 人, tails 7 < 杂对: a tie.
     assert_eq!(t.results.last().unwrap().coins, vec![0, 0]);
-    let spectator = Chexuan::view(&t.state, None);
+    let spectator = view_json::<Chexuan>(&t.state, None);
     assert_eq!(spectator["seats"][0]["split"]["head_name"], json!("天牌"));
     assert_eq!(spectator["seats"][1]["hidden"], json!(["8H", "8D"]));
 }
@@ -818,7 +819,7 @@ fn escape_pays_the_table_total_from_bobo_then_wallet() {
     assert_eq!(Chexuan::stage(&t.state), Stage::NeedsDeal);
     assert!(t.state.vacated[2]);
     assert_eq!(
-        Chexuan::view(&t.state, None)["seats"][2]["vacated"],
+        view_json::<Chexuan>(&t.state, None)["seats"][2]["vacated"],
         json!(true)
     );
 }
@@ -890,15 +891,15 @@ fn views_hide_other_seats_hidden_cards_and_bobos_until_all_set() {
     let mut t = Table::new(opts(json!({})), vec![1000; 3]);
     t.deal(deck_cards());
     t.act(0, Action::SetBobo { amount: 150 });
-    let other = Chexuan::view(&t.state, Some(1));
+    let other = view_json::<Chexuan>(&t.state, Some(1));
     assert_eq!(other["seats"][0]["bobo_set"], json!(true));
     assert_eq!(other["seats"][0]["bobo"], Value::Null);
     assert_eq!(
-        Chexuan::view(&t.state, Some(0))["seats"][0]["bobo"],
+        view_json::<Chexuan>(&t.state, Some(0))["seats"][0]["bobo"],
         json!(150)
     );
     t.bobos(&[0, 100, 100]);
-    let own = Chexuan::view(&t.state, Some(0));
+    let own = view_json::<Chexuan>(&t.state, Some(0));
     assert_eq!(
         own["seats"][0]["hidden"],
         json!(sorted(&t.hand().seats[0].hidden))
@@ -909,7 +910,7 @@ fn views_hide_other_seats_hidden_cards_and_bobos_until_all_set() {
     assert_eq!(own["phase"], json!("betting"));
     assert_eq!(own["round"], json!(1));
     assert_eq!(own["turn"], json!(1));
-    let spectator = Chexuan::view(&t.state, None);
+    let spectator = view_json::<Chexuan>(&t.state, None);
     assert!(cards_in(&spectator).is_empty());
 }
 
@@ -929,13 +930,13 @@ fn hands_in_views_and_events_are_sorted_strongest_first() {
         .find(|e| e.kind == "dealt" && e.seat == Some(0));
     assert_eq!(dealt.unwrap().data["cards"], json!(["QH", "9S"]));
     assert_eq!(
-        Chexuan::view(&t.state, Some(0))["seats"][0]["hidden"],
+        view_json::<Chexuan>(&t.state, Some(0))["seats"][0]["hidden"],
         json!(["QH", "9S"])
     );
     t.act(1, Action::AllIn {});
     t.act(0, Action::Call {});
     t.act(0, split_of(&hands[0]));
-    let split = &Chexuan::view(&t.state, Some(0))["seats"][0]["split"];
+    let split = &view_json::<Chexuan>(&t.state, Some(0))["seats"][0]["split"];
     assert_eq!(split["head"], json!(["QH", "9S"]));
     assert_eq!(split["head_name"], json!("奶狗"));
     assert_eq!(split["tail"], json!(["2H", "5C"]));
@@ -961,16 +962,16 @@ fn not_your_turn_and_refused_actions_leave_the_state_unchanged() {
 #[test]
 fn options_have_defaults_and_ranges() {
     assert_eq!(
-        Chexuan::options(2, &json!({})).unwrap(),
+        parse_options::<Chexuan>(2, &json!({})).unwrap(),
         Options {
             ante: 10,
             min_bobo: 100,
             score_unit: 10
         }
     );
-    assert_eq!(Chexuan::options(2, &Value::Null).unwrap().ante, 10);
+    assert_eq!(parse_options::<Chexuan>(2, &Value::Null).unwrap().ante, 10);
     let bad = |raw: Value, field: &str| {
-        let e = Chexuan::options(2, &raw).unwrap_err();
+        let e = parse_options::<Chexuan>(2, &raw).unwrap_err();
         assert_eq!(e.kind, RuleErrorKind::Invalid);
         assert!(e.detail.contains(field), "{raw}: {}", e.detail);
     };
@@ -980,7 +981,7 @@ fn options_have_defaults_and_ranges() {
     bad(json!({ "score_unit": -1 }), "score_unit");
     bad(json!({ "turn_timeout_secs": 20 }), "turn_timeout_secs");
     bad(json!({ "ante": "ten" }), "ante");
-    assert!(Chexuan::options(2, &json!({ "ante": 5, "min_bobo": 5, "score_unit": 0 })).is_ok());
+    assert!(parse_options::<Chexuan>(2, &json!({ "ante": 5, "min_bobo": 5, "score_unit": 0 })).is_ok());
 }
 
 #[test]

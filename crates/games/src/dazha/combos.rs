@@ -69,7 +69,7 @@ pub fn points_of(cards: &[Card]) -> u32 {
     cards.iter().map(|&c| card_points(c)).sum()
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     Single,

@@ -13,11 +13,15 @@ mod tests;
 
 use std::ops::RangeInclusive;
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 
 use crate::cards::{Card, Suit, standard_deck};
-use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
+use crate::engine::{
+    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Stage,
+    check_range,
+};
 
 pub use combos::{Combo, Kind, Play, legal_plays as hand_plays, readings, sort_strongest_first};
 use combos::{Counts, STRANDS_JOKER, jokers_playable, points_of};
@@ -31,28 +35,46 @@ const REPORT_AT: usize = 10;
 const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
 const MAX_BASE: i64 = 1_000_000;
 const CAP_RANGE: RangeInclusive<i64> = 9..=13;
-const OPTION_FIELDS: [&str; 3] = ["mode", "base", "bomb_cap"];
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum Mode {
     #[serde(rename = "normal")]
+    #[default]
     Normal,
     /// 12炸神: eight more jokers, six of one colour form a bomb.
     #[serde(rename = "12zhashen")]
     Zhashen12,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
+    #[serde(default)]
     pub mode: Mode,
     /// Multiplies every amount; 低分 = 3 × base.
+    #[serde(default = "default_base")]
     pub base: i64,
-    /// Bomb size at which rewards stop growing and a dealt bomb must be shown (摊牌).
-    pub bomb_cap: u8,
+    /// Bomb size at which rewards stop growing and a dealt bomb must be shown (摊牌); default 9,
+    /// 13 in 12炸神.
+    #[serde(default)]
+    pub bomb_cap: Option<u8>,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+fn default_base() -> i64 {
+    1
+}
+
+impl Options {
+    /// The bomb size at which rewards stop growing.
+    pub fn cap(&self) -> u8 {
+        self.bomb_cap.unwrap_or(match self.mode {
+            Mode::Normal => 9,
+            Mode::Zhashen12 => 13,
+        })
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Action {
     Play {
@@ -371,7 +393,7 @@ impl State {
             leftover,
             &h.bombs,
             self.opts.base,
-            self.opts.bomb_cap,
+            self.opts.cap(),
         );
         self.next_leader = h.out.first().copied();
         if s.shuangkou {
@@ -427,57 +449,19 @@ impl Game for Dazha {
     type Options = Options;
     type State = State;
     type Action = Action;
+    type View = View;
+    type Legal = Value;
+    type Summary = Value;
 
     const NAME: &'static str = "dazha";
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
 
-    fn options(seats: usize, raw: &Value) -> Result<Options, RuleError> {
-        if seats != SEATS {
-            return Err(RuleError::invalid(format!(
-                "dazha is played by 4 seats, not {seats}"
-            )));
-        }
-        let empty = serde_json::Map::new();
-        let fields = match raw {
-            Value::Null => &empty,
-            Value::Object(m) => m,
-            _ => return Err(RuleError::invalid("dazha options must be a JSON object")),
-        };
-        // Parsed field by field so that every refusal names the field.
-        if let Some(key) = fields.keys().find(|k| !OPTION_FIELDS.contains(&k.as_str())) {
-            return Err(RuleError::invalid(format!(
-                "unknown dazha option `{key}`: expected one of mode, base, bomb_cap"
-            )));
-        }
-        let given = |name: &str| fields.get(name).filter(|v| !v.is_null());
-        let mode = match given("mode") {
-            None => Mode::Normal,
-            Some(v) => serde_json::from_value(v.clone()).map_err(|_| {
-                RuleError::invalid(format!("mode must be \"normal\" or \"12zhashen\", not {v}"))
-            })?,
-        };
-        let int = |name: &str, default: i64, range: RangeInclusive<i64>| match given(name) {
-            None => Ok(default),
-            Some(v) => v.as_i64().filter(|n| range.contains(n)).ok_or_else(|| {
-                RuleError::invalid(format!(
-                    "{name} must be an integer from {} to {}, not {v}",
-                    range.start(),
-                    range.end()
-                ))
-            }),
-        };
-        let base = int("base", 1, 1..=MAX_BASE)?;
-        let default_cap = match mode {
-            Mode::Normal => 9,
-            Mode::Zhashen12 => 13,
-        };
-        let cap = int("bomb_cap", default_cap, CAP_RANGE)?;
-        Ok(Options {
-            mode,
-            base,
-            bomb_cap: cap as u8,
-        })
+    fn check_options(opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
+        check_range("base", opts.base, 1..=MAX_BASE)?;
+        check_range("bomb_cap", opts.cap().into(), CAP_RANGE)?;
+        opts.bomb_cap = Some(opts.cap());
+        Ok(())
     }
 
     fn deck(opts: &Options) -> Vec<Card> {
@@ -544,7 +528,7 @@ impl Game for Dazha {
             out.events
                 .push(Event::private("dealt", seat, json!({"cards": hand})));
         }
-        let (mode, base, cap) = (state.opts.mode, state.opts.base, state.opts.bomb_cap);
+        let (mode, base, cap) = (state.opts.mode, state.opts.base, state.opts.cap());
         let shown = tanpai(&hands, mode, cap);
         if !shown.is_empty() {
             // The hand is not played; partners and leader stay as they were for the next one.
@@ -686,12 +670,12 @@ impl Game for Dazha {
         out
     }
 
-    fn view(state: &State, viewer: Option<SeatNo>) -> Value {
+    fn view(state: &State, viewer: Option<SeatNo>) -> View {
         let o = &state.opts;
         let mut v = json!({
             "mode": o.mode,
             "base": o.base,
-            "bomb_cap": o.bomb_cap,
+            "bomb_cap": o.cap(),
             "hand_no": state.hand_no,
             "teams": state.teams.map(teams_json),
             "leader": null,
@@ -737,7 +721,7 @@ impl Game for Dazha {
                 .unwrap_or_default();
             v["hand"] = json!(hand);
         }
-        v
+        View(v)
     }
 
     fn legal_actions(state: &State, seat: SeatNo) -> Vec<Value> {
@@ -758,8 +742,12 @@ impl Game for Dazha {
             ],
         }
     }
-
-    fn table_coins(_state: &State, _seat: SeatNo) -> Option<i64> {
-        None
-    }
 }
+
+/// The state as one seat may see it.
+#[derive(Serialize, JsonSchema)]
+#[serde(transparent)]
+pub struct View(Value);
+
+/// Nothing is staked on a dazha table: coins move between wallets after each hand.
+impl SeatInfo for View {}

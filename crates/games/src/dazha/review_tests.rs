@@ -10,7 +10,7 @@ fn small_hand(rng: &mut Rng, len: usize, mode: Mode) -> Vec<Card> {
     let mut deck = Dazha::deck(&Options {
         mode,
         base: 1,
-        bomb_cap: 9,
+        bomb_cap: Some(9),
     });
     let lo = 3 + rng.below(6) as u8;
     deck.retain(|c| match c.rank() {

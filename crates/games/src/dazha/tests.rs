@@ -1,5 +1,6 @@
 //! Rule tests: each names the rule it checks. Fixtures are readable card lists.
 
+use crate::engine::{coins_at_table, parse_options, view_json};
 use crate::test_rng::Rng;
 use serde_json::{Value, json};
 
@@ -17,11 +18,11 @@ fn cards(list: &[&str]) -> Vec<Card> {
 }
 
 fn normal() -> Options {
-    Dazha::options(4, &json!({})).unwrap()
+    parse_options::<Dazha>(4, &json!({})).unwrap()
 }
 
 fn zhashen() -> Options {
-    Dazha::options(4, &json!({"mode": "12zhashen"})).unwrap()
+    parse_options::<Dazha>(4, &json!({"mode": "12zhashen"})).unwrap()
 }
 
 fn read_in(list: &[&str], held: usize, mode: Mode) -> Result<Vec<Combo>, RuleError> {
@@ -540,7 +541,7 @@ fn the_round_winner_takes_its_fives_tens_and_kings_and_leads() {
     assert_eq!(h.captured, [0, 0, 25, 0]);
     assert_eq!(h.turn, 2);
     assert!(h.round.plays.is_empty());
-    assert_eq!(Dazha::view(&st, None)["team_points"], json!([25, 0]));
+    assert_eq!(view_json::<Dazha>(&st, None)["team_points"], json!([25, 0]));
 }
 
 #[test]
@@ -567,13 +568,13 @@ fn card_counts_are_public_only_at_ten_cards_or_fewer() {
         "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS",
     ];
     let mut st = table(normal(), [&eleven, &["3H", "4H"], &["3D"], &["3C"]], AB, 0);
-    let spectator = Dazha::view(&st, None);
+    let spectator = view_json::<Dazha>(&st, None);
     assert_eq!(spectator["seats"][0]["cards_left"], Value::Null);
     assert_eq!(spectator["seats"][1]["cards_left"], 2);
-    assert_eq!(Dazha::view(&st, Some(0))["seats"][0]["cards_left"], 11);
+    assert_eq!(view_json::<Dazha>(&st, Some(0))["seats"][0]["cards_left"], 11);
     let out = play(&mut st, 0, &["3S"]);
     assert_eq!(event(&out, "play").unwrap().data["cards_left"], 10);
-    assert_eq!(Dazha::view(&st, Some(1))["seats"][0]["cards_left"], 10);
+    assert_eq!(view_json::<Dazha>(&st, Some(1))["seats"][0]["cards_left"], 10);
 }
 
 #[test]
@@ -777,7 +778,7 @@ fn a_tie_at_100_goes_to_the_upper_team_which_also_gets_what_is_left() {
 
 #[test]
 fn base_multiplies_every_amount() {
-    let opts = Dazha::options(4, &json!({"base": 5})).unwrap();
+    let opts = parse_options::<Dazha>(4, &json!({"base": 5})).unwrap();
     let mut st = table(
         opts,
         [&["3S"], &["4S", "4H"], &["5S"], &["6S", "6H"]],
@@ -921,7 +922,7 @@ fn tanpai_a_bomb_reaching_the_cap_scores_the_cap() {
     assert_eq!(r.points, vec![-16, -16, 48, -16]);
     assert_eq!(r.detail["shown"][0]["reasons"], json!(["capped_bomb"]));
 
-    let opts = Dazha::options(4, &json!({"bomb_cap": 10})).unwrap();
+    let opts = parse_options::<Dazha>(4, &json!({"bomb_cap": 10})).unwrap();
     let mut st = Dazha::new_match(opts.clone(), 4);
     let out = start(&mut st, deck_for(&opts, deal));
     assert!(out.hand_end.is_none(), "9 cards do not reach a cap of 10");
@@ -1024,13 +1025,13 @@ fn options_have_defaults_and_refuse_unknown_fields_and_ranges() {
         Options {
             mode: Mode::Normal,
             base: 1,
-            bomb_cap: 9
+            bomb_cap: Some(9)
         }
     );
-    assert_eq!(zhashen().bomb_cap, 13);
-    assert_eq!(Dazha::options(4, &Value::Null).unwrap(), normal());
+    assert_eq!(zhashen().bomb_cap, Some(13));
+    assert_eq!(parse_options::<Dazha>(4, &Value::Null).unwrap(), normal());
     let bad = |raw: Value, field: &str| {
-        let e = Dazha::options(4, &raw).unwrap_err();
+        let e = parse_options::<Dazha>(4, &raw).unwrap_err();
         assert_eq!(e.kind, RuleErrorKind::Invalid);
         assert!(e.detail.contains(field), "{raw}: {}", e.detail);
     };
@@ -1042,7 +1043,7 @@ fn options_have_defaults_and_refuse_unknown_fields_and_ranges() {
     bad(json!({"mode": "13zhashen"}), "13zhashen");
     bad(json!({"turn_timeout_secs": 20}), "turn_timeout_secs");
     bad(json!([]), "options");
-    assert!(Dazha::options(3, &json!({})).is_err());
+    assert!(parse_options::<Dazha>(3, &json!({})).is_err());
     assert_eq!(Dazha::deck(&normal()).len(), 108);
     assert_eq!(Dazha::deck(&zhashen()).len(), 116);
 }
@@ -1056,13 +1057,13 @@ fn views_show_only_the_viewers_own_hand() {
         0,
     );
     play(&mut st, 0, &["3S"]);
-    let mine = Dazha::view(&st, Some(1));
+    let mine = view_json::<Dazha>(&st, Some(1));
     assert_eq!(mine["hand"], json!(["AH", "4S"]), "sorted strongest first");
     let text = mine.to_string();
     for hidden in ["KS", "5S", "QD", "6S", "JC"] {
         assert!(!text.contains(&format!("\"{hidden}\"")), "{hidden} leaked");
     }
-    let public = Dazha::view(&st, None);
+    let public = view_json::<Dazha>(&st, None);
     assert!(public.get("hand").is_none());
     assert_eq!(public["round"]["top"]["cards"], json!(["3S"]));
     assert_eq!(public["round"]["top"]["combo"]["type"], "single");
@@ -1072,7 +1073,7 @@ fn views_show_only_the_viewers_own_hand() {
     assert_eq!(la[0]["can_beat"], true);
     assert_eq!(la[1], json!({"type": "pass"}));
     assert_eq!(Dazha::phase(&st), "follow");
-    assert_eq!(Dazha::table_coins(&st, 0), None);
+    assert_eq!(coins_at_table::<Dazha>(&st, Some(0), 0), None);
 }
 
 #[test]
@@ -1276,7 +1277,7 @@ fn random_hands_keep_every_invariant() {
                 }
                 if steps % 64 == 0 {
                     for viewer in [None, Some(0), Some(1), Some(2), Some(3)] {
-                        let mut v = Dazha::view(&st, viewer);
+                        let mut v = view_json::<Dazha>(&st, viewer);
                         let fields = v.as_object_mut().unwrap();
                         // The previous hand's summary is public; it is about other cards.
                         fields.remove("last_hand");
