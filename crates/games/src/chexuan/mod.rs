@@ -67,6 +67,9 @@ pub enum Action {
     SetBobo {
         amount: i64,
     },
+    /// Sits this hand out during the 簸簸 phase: no bobo, no ante, not dealt in. The automatic
+    /// action of the phase, because it stakes nothing and so can never fail for want of coins.
+    SitOut {},
     /// 休
     Check {},
     /// 大: this seat's total for the round becomes `to`.
@@ -164,6 +167,10 @@ struct SeatHand {
     bobo: Option<i64>,
     /// 簸簸 not yet put in.
     left: i64,
+    /// Part of the bobo already paid back to the wallet: a folded seat that left the table takes
+    /// its unused bobo with it, so the end of the hand pays it only the rest.
+    #[serde(default)]
+    withdrawn: i64,
     /// Ante and bets this hand.
     put_in: i64,
     round_bet: i64,
@@ -274,8 +281,9 @@ fn bet_options(h: &Hand, seat: SeatNo, ante: i64) -> BetOptions {
         to_call,
         call: (to_call > 0 && to_call <= sh.left).then_some(to_call),
         raise: (answerable && max_to >= min_to).then_some((min_to, max_to)),
-        // Going all in past the call when nobody can answer would only park coins nobody can win.
-        all_in: (sh.left > 0 && (answerable || sh.left <= to_call)).then_some(sh.left),
+        // 敲 is open whenever bobo is left, even past what the others could answer: each winner
+        // then collects from it up to its own stake, so several winners can share the excess.
+        all_in: (sh.left > 0).then_some(sh.left),
         answerable,
     }
 }
@@ -385,10 +393,21 @@ impl Chexuan {
         action: Action,
         out: &mut Outcome,
     ) -> Result<(), RuleError> {
-        let Action::SetBobo { amount } = action else {
-            return Err(RuleError::illegal(
-                "every player first sets 簸簸 (set_bobo); cards are dealt once all have",
-            ));
+        let amount = match action {
+            Action::SetBobo { amount } => amount,
+            Action::SitOut {} => {
+                Self::hand_mut(state).seats[seat].playing = false;
+                out.events
+                    .push(Event::public("sat_out", Some(seat), json!({})));
+                Self::bobo_phase_done(state, out);
+                return Ok(());
+            }
+            _ => {
+                return Err(RuleError::illegal(
+                    "every player first sets 簸簸 (set_bobo) or sits the hand out (sit_out); \
+                     cards are dealt once all have",
+                ));
+            }
         };
         let min = state.opts.min_bobo;
         let h = Self::hand_mut(state);
@@ -415,10 +434,19 @@ impl Chexuan {
         // The amount stays hidden until everyone has set: choosing 簸簸 is simultaneous.
         out.events
             .push(Event::public("bobo_set", Some(seat), json!({})));
-        if h.seats.iter().all(|s| !s.playing || s.bobo.is_some()) {
+        Self::bobo_phase_done(state, out);
+        Ok(())
+    }
+
+    /// Once every playing seat has set its bobo: deals, or, when sitting out has left fewer than
+    /// two seats to play, ends the hand as a draw that returns every bobo.
+    fn bobo_phase_done(state: &mut State, out: &mut Outcome) {
+        let h = Self::hand(state);
+        if h.seats.iter().filter(|s| s.playing).count() < 2 {
+            Self::settle_draw(state, out);
+        } else if h.seats.iter().all(|s| !s.playing || s.bobo.is_some()) {
             Self::post_antes_and_deal(state, out);
         }
-        Ok(())
     }
 
     fn post_antes_and_deal(state: &mut State, out: &mut Outcome) {
@@ -569,11 +597,9 @@ impl Chexuan {
                 });
             }
             Action::AllIn {} if o.all_in.is_none() => {
-                return Err(RuleError::illegal(
-                    "nobody left in the hand can answer more than a call: call instead of 敲",
-                ));
+                return Err(RuleError::illegal("your 簸簸 has nothing left to put in"));
             }
-            Action::SetBobo { .. } | Action::Split { .. } => {
+            Action::SetBobo { .. } | Action::SitOut {} | Action::Split { .. } => {
                 return Err(RuleError::illegal(
                     "this is a betting round: check, raise, call, all_in or fold",
                 ));
@@ -730,7 +756,7 @@ impl Chexuan {
         let net = settled.net(&put_in);
         let points = settle::points(&net, ante, h.base_points, dealer);
         for (seat, sh) in h.seats.iter().enumerate() {
-            let amount = sh.bobo.unwrap_or(0) + net[seat];
+            let amount = sh.bobo.unwrap_or(0) - sh.withdrawn + net[seat];
             if amount > 0 {
                 out.money.push(Money::Payout { seat, amount });
             }
@@ -757,7 +783,8 @@ impl Chexuan {
         h.ending = Some(Ending::Draw);
         let n = h.n();
         for (seat, sh) in h.seats.iter().enumerate() {
-            if let Some(amount) = sh.bobo.filter(|&b| b > 0) {
+            let amount = sh.bobo.unwrap_or(0) - sh.withdrawn;
+            if amount > 0 {
                 out.money.push(Money::Payout { seat, amount });
             }
         }
@@ -768,6 +795,7 @@ impl Chexuan {
     fn escape(state: &mut State, e: SeatNo, ctx: Ctx, out: &mut Outcome) {
         let dealer = state.dealer;
         let ante = state.opts.ante;
+        let vacated = state.vacated.clone();
         let h = Self::hand_mut(state);
         h.ending = Some(Ending::Escape);
         h.turn = None;
@@ -789,7 +817,8 @@ impl Chexuan {
             });
         }
         for (seat, sh) in h.seats.iter().enumerate() {
-            let amount = sh.bobo.unwrap_or(0) - if seat == e { from_bobo } else { 0 };
+            let amount =
+                sh.bobo.unwrap_or(0) - sh.withdrawn - if seat == e { from_bobo } else { 0 };
             if amount > 0 {
                 out.money.push(Money::Payout { seat, amount });
             }
@@ -798,14 +827,16 @@ impl Chexuan {
         let mut net = vec![0; n];
         net[e] = -paid;
         let mut points = vec![0; n];
-        points[e] = -settle::loss_points(paid, ante, h.base_points);
+        // The rulings count the table total itself, not what the escaper could pay of it.
+        points[e] = -settle::loss_points(table, ante, h.base_points);
         let bonus = if ctx.now_ms - h.started_ms >= ESCAPE_BONUS_AFTER_MS {
             h.base_points
         } else {
             0
         };
         for (seat, sh) in h.seats.iter().enumerate() {
-            if seat != e && sh.playing {
+            // A folded seat that already left the table is no longer kept waiting by the escape.
+            if seat != e && sh.playing && !vacated[seat] {
                 points[seat] = bonus;
             }
         }
@@ -1023,9 +1054,8 @@ impl Game for Chexuan {
 
     fn auto_action(state: &State, seat: SeatNo) -> Action {
         match (state.phase, state.hand.as_ref()) {
-            (Phase::Bobo, _) => Action::SetBobo {
-                amount: state.opts.min_bobo,
-            },
+            // An absent player is not staked: its wallet may have been spent meanwhile.
+            (Phase::Bobo, _) => Action::SitOut {},
             (Phase::Showdown, Some(h)) => match <[Card; 4]>::try_from(h.seats[seat].cards()) {
                 Ok(cards) => {
                     let s = server_split(cards);
@@ -1045,9 +1075,23 @@ impl Game for Chexuan {
         if seat >= state.seats {
             return out;
         }
-        let escaping = state.phase.in_hand() && Self::hand(state).seats[seat].playing;
+        let (playing, folded) = match state.hand.as_ref().map(|h| &h.seats[seat]) {
+            Some(sh) if state.phase.in_hand() => (sh.playing, sh.folded),
+            _ => (false, false),
+        };
+        let escaping = playing && !folded;
         if escaping {
             Self::escape(state, seat, ctx, &mut out);
+        } else if playing {
+            // A folded seat is out of the hand: what it put in stays in the settlement as a
+            // folded stake, the rest of its bobo goes home with it and the others play on.
+            let sh = &mut Self::hand_mut(state).seats[seat];
+            let amount = sh.left;
+            sh.withdrawn += amount;
+            sh.left = 0;
+            if amount > 0 {
+                out.money.push(Money::Payout { seat, amount });
+            }
         }
         state.vacated[seat] = true;
         out.events.insert(
@@ -1082,11 +1126,14 @@ impl Game for Chexuan {
         }
         let h = Self::hand(state);
         match state.phase {
-            Phase::Bobo => vec![json!({
-                "type": "set_bobo",
-                "min": state.opts.min_bobo,
-                "max": h.seats[seat].wallet.min(MAX_BOBO),
-            })],
+            Phase::Bobo => vec![
+                json!({
+                    "type": "set_bobo",
+                    "min": state.opts.min_bobo,
+                    "max": h.seats[seat].wallet.min(MAX_BOBO),
+                }),
+                json!({ "type": "sit_out" }),
+            ],
             Phase::Betting => {
                 let o = bet_options(h, seat, state.opts.ante);
                 let mut v = Vec::new();

@@ -74,7 +74,7 @@ pub fn points_of(cards: &[Card]) -> u32 {
 pub enum Kind {
     Single,
     Pair,
-    /// A bare triple, only while holding fewer than 5 cards.
+    /// A bare triple: led only while holding fewer than 5 cards, answered at any hand size.
     Triple,
     /// 连对.
     PairsRun,
@@ -253,9 +253,20 @@ pub fn jokers_playable(c: &Counts, mode: Mode) -> bool {
 pub const STRANDS_JOKER: &str = "a joker can only be played inside a bomb: this play would leave \
      your jokers without a bomb of 4 or more natural cards to be played with";
 
-/// Every reading of `cards` as one combination, for a player holding `held` cards before the
+/// Every reading of `cards` as one combination led by a player holding `held` cards before the
 /// play. Err names the rule the cards break.
 pub fn readings(cards: &[Card], held: usize, mode: Mode) -> Result<Vec<Combo>, RuleError> {
+    read(cards, Some(held), mode)
+}
+
+/// Every reading of `cards` played to follow: the hand-size limit of a bare triple binds only a
+/// lead (只有在手牌＜5张时才可以单出), so a follower may answer a triple with a triple.
+pub fn follow_readings(cards: &[Card], mode: Mode) -> Result<Vec<Combo>, RuleError> {
+    read(cards, None, mode)
+}
+
+/// `lead_held`: the cards the leader holds before the play; None when following.
+fn read(cards: &[Card], lead_held: Option<usize>, mode: Mode) -> Result<Vec<Combo>, RuleError> {
     let c = Counts::of(cards);
     let total = cards.len();
     if total == 0 {
@@ -275,10 +286,12 @@ pub fn readings(cards: &[Card], held: usize, mode: Mode) -> Result<Vec<Combo>, R
         match total {
             1 => out.push(Combo::new(Kind::Single, only, 1)),
             2 => out.push(Combo::new(Kind::Pair, only, 1)),
-            3 if held < 5 => out.push(Combo::new(Kind::Triple, only, 1)),
+            3 if lead_held.is_none_or(|held| held < 5) => {
+                out.push(Combo::new(Kind::Triple, only, 1));
+            }
             3 => {
                 return Err(RuleError::illegal(
-                    "a triple may be played on its own only while holding fewer than 5 cards; \
+                    "a triple may be led on its own only while holding fewer than 5 cards; \
                      play it as a triple with two",
                 ));
             }
@@ -498,7 +511,9 @@ impl<'a> Generator<'a> {
     fn same_rank_groups(&mut self) {
         let kinds = [(1, Kind::Single), (2, Kind::Pair), (3, Kind::Triple)];
         for (size, kind) in kinds {
-            if !self.wants(kind) || (kind == Kind::Triple && self.held >= 5) {
+            // The hand-size limit of a bare triple binds only a lead.
+            let lead_limit = self.top.is_none() && self.held >= 5;
+            if !self.wants(kind) || (kind == Kind::Triple && lead_limit) {
                 continue;
             }
             for o in 0..RANKS {

@@ -205,7 +205,10 @@ impl HandState {
         let hand = &self.hands[seat];
         let rest = without(hand, cards)
             .ok_or_else(|| RuleError::illegal("you do not hold all of the cards played"))?;
-        let mut options = readings(cards, hand.len(), mode)?;
+        let mut options = match self.round.top() {
+            None => readings(cards, hand.len(), mode)?,
+            Some(_) => combos::follow_readings(cards, mode)?,
+        };
         if let Some(kind) = reading {
             options.retain(|c| c.kind == kind);
             if options.is_empty() {
@@ -422,22 +425,24 @@ impl State {
     }
 }
 
-/// Partners and leader drawn by the two 3S: their holders play together and the lower seat
-/// leads; one seat holding both makes opposite seats partners and leads itself.
-fn draw_partners(hands: &[Vec<Card>; SEATS]) -> ([u8; SEATS], SeatNo, &'static str) {
+/// Partners and leader drawn by the two 3S in the dealt `deck` (card i goes to seat i mod 4):
+/// their holders play together and the seat dealt the first 3S leads (谁先抓到黑桃3为先手);
+/// one seat holding both makes opposite seats partners and leads itself. It reads the deck, not
+/// the hands, because the hands are sorted after the deal and lose the dealing order.
+fn draw_partners(deck: &[Card]) -> ([u8; SEATS], SeatNo, &'static str) {
     let three_spades = Card::new(3, Suit::S);
-    let holders: Vec<SeatNo> = (0..SEATS)
-        .flat_map(|s| {
-            let n = hands[s].iter().filter(|&&c| c == three_spades).count();
-            std::iter::repeat_n(s, n)
-        })
+    let holders: Vec<SeatNo> = deck
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == three_spades)
+        .map(|(i, _)| i % SEATS)
         .collect();
     let opposite = [0, 1, 0, 1];
     match holders[..] {
         [a, b] if a != b => {
             let with = |s: SeatNo| s == a || s == b;
             let team_of = std::array::from_fn(|s| u8::from(with(s) != with(0)));
-            (team_of, a.min(b), "spade_three_holders")
+            (team_of, a, "spade_three_holders")
         }
         [a, ..] => (opposite, a, "one_seat_holds_both"),
         // Only a malformed fixed deck lacks the 3S; seat 0 leads then.
@@ -541,7 +546,7 @@ impl Game for Dazha {
         }
         let (team_of, leader, partners) = match state.teams {
             Some(teams) if !state.redraw => (teams, state.next_leader.unwrap_or(0), "kept"),
-            _ => draw_partners(&hands),
+            _ => draw_partners(&start.deck),
         };
         state.teams = Some(team_of);
         state.redraw = false;

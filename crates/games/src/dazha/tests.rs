@@ -233,7 +233,7 @@ fn a_pairs_run_is_two_or_more_consecutive_pairs_without_two() {
 }
 
 #[test]
-fn a_triple_is_legal_only_with_fewer_than_five_cards_in_hand() {
+fn a_triple_is_led_only_with_fewer_than_five_cards_in_hand() {
     let e = illegal(&["7S", "7H", "7D"], 5);
     assert!(e.contains("fewer than 5 cards"), "{e}");
     assert_eq!(
@@ -245,6 +245,33 @@ fn a_triple_is_legal_only_with_fewer_than_five_cards_in_hand() {
         }]
     );
     read_in(&["7S", "7H", "7D"], 3, Mode::Normal).unwrap();
+}
+
+#[test]
+fn a_follower_answers_a_triple_with_a_higher_triple_at_any_hand_size() {
+    let follower: &[&str] = &["8S", "8H", "8D", "3C", "4C", "6C", "9C", "JC"];
+    let mut st = table(
+        normal(),
+        [&["7S", "7H", "7D"], follower, &["5D", "6D"], &["QD", "AD"]],
+        AB,
+        0,
+    );
+    play(&mut st, 0, &["7S", "7H", "7D"]);
+    let plays = legal_plays(&st, 1);
+    assert!(
+        plays
+            .iter()
+            .any(|p| p.combo.kind == Kind::Triple && p.cards == cards(&["8S", "8H", "8D"])),
+        "{plays:?}"
+    );
+    assert_eq!(
+        serde_json::to_value(Dazha::legal_actions(&st, 1)).unwrap()[0]["can_beat"],
+        json!(true)
+    );
+    let out = play(&mut st, 1, &["8S", "8H", "8D"]);
+    assert_eq!(event(&out, "play").unwrap().data["combo"]["type"], "triple");
+    // Leading it from 5 cards is still refused.
+    assert!(illegal(&["9S", "9H", "9D"], 5).contains("fewer than 5 cards"));
 }
 
 #[test]
@@ -571,10 +598,16 @@ fn card_counts_are_public_only_at_ten_cards_or_fewer() {
     let spectator = view_json::<Dazha>(&st, None);
     assert_eq!(spectator["seats"][0]["cards_left"], Value::Null);
     assert_eq!(spectator["seats"][1]["cards_left"], 2);
-    assert_eq!(view_json::<Dazha>(&st, Some(0))["seats"][0]["cards_left"], 11);
+    assert_eq!(
+        view_json::<Dazha>(&st, Some(0))["seats"][0]["cards_left"],
+        11
+    );
     let out = play(&mut st, 0, &["3S"]);
     assert_eq!(event(&out, "play").unwrap().data["cards_left"], 10);
-    assert_eq!(view_json::<Dazha>(&st, Some(1))["seats"][0]["cards_left"], 10);
+    assert_eq!(
+        view_json::<Dazha>(&st, Some(1))["seats"][0]["cards_left"],
+        10
+    );
 }
 
 #[test]
@@ -795,7 +828,7 @@ fn base_multiplies_every_amount() {
 // ---------------------------------------------------------------- deal, partners, 摊牌
 
 #[test]
-fn partners_are_the_two_spade_three_holders_and_the_lower_seat_leads() {
+fn partners_are_the_two_spade_three_holders_and_the_first_dealt_leads() {
     let opts = normal();
     let bombs: [&[&str]; 4] = [
         &["7S", "7H", "7D", "7C", "BJ"],
@@ -839,6 +872,41 @@ fn partners_are_the_two_spade_three_holders_and_the_lower_seat_leads() {
     let started = event(&out, "hand_started").unwrap();
     assert_eq!(started.data["leader"], 0);
     assert_eq!(started.data["teams"], json!([[0, 1], [2, 3]]));
+}
+
+/// 谁先抓到黑桃3为先手: seat 3 is dealt a 3S as deck card 3, seat 1 only as deck card 5, so
+/// seat 3 leads although seat 1 is the lower seat; the same after a 双扣 re-draw.
+#[test]
+fn the_seat_dealt_the_first_spade_three_leads() {
+    let opts = normal();
+    let deal: [&[&str]; 4] = [
+        &["7S", "7H", "7D", "7C", "BJ"],
+        &["8S", "3S", "8H", "8D", "8C", "RJ"],
+        &["9S", "9H", "9D", "9C", "BJ"],
+        &["3S", "JS", "JH", "JD", "JC", "RJ"],
+    ];
+    let deck = deck_for(&opts, deal);
+    let three_spades = Card::parse("3S").unwrap();
+    let first = deck.iter().position(|&c| c == three_spades).unwrap();
+    assert_eq!((first, first % 4), (3, 3));
+    let mut st = Dazha::new_match(opts.clone(), 4);
+    let out = start(&mut st, deck.clone());
+    let started = event(&out, "hand_started").unwrap();
+    assert_eq!(started.data["leader"], 3);
+    assert_eq!(started.data["teams"], json!([[0, 2], [1, 3]]));
+    assert_eq!(Dazha::to_act(&st), vec![3]);
+
+    st.hand = None;
+    st.teams = Some([0, 0, 1, 1]);
+    st.next_leader = Some(0);
+    st.redraw = true;
+    let out = start(&mut st, deck);
+    let started = event(&out, "hand_started").unwrap();
+    assert_eq!(
+        started.data["leader"], 3,
+        "a re-draw after 双扣 follows the deal too"
+    );
+    assert_eq!(started.data["teams"], json!([[0, 2], [1, 3]]));
 }
 
 #[test]
