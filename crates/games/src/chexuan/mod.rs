@@ -5,6 +5,8 @@
 //! set and whatever the seat ends the hand with is paid back when the hand ends, so the escrow
 //! is empty between hands.
 
+#[cfg(test)]
+mod golden_tests;
 mod ranking;
 #[cfg(test)]
 mod review_tests;

@@ -1374,3 +1374,101 @@ fn random_hands_keep_every_invariant() {
     );
     assert!(escapes > 0);
 }
+
+// ---------------------------------------------------------------- golden JSON
+
+/// Every view and every seat's legal actions, one JSON text a line, as a client receives them.
+fn render(st: &State, text: &mut String) {
+    for viewer in (0..4).map(Some).chain([None]) {
+        *text += &serde_json::to_string(&Dazha::view(st, viewer)).unwrap();
+        text.push('\n');
+    }
+    for seat in 0..4 {
+        *text += &serde_json::to_string(&Dazha::legal_actions(st, seat)).unwrap();
+        text.push('\n');
+    }
+}
+
+fn record(out: &Outcome, text: &mut String) {
+    for e in &out.events {
+        *text += &format!("event {} {:?} {:?} {}\n", e.kind, e.seat, e.to, e.data);
+    }
+    if let Some(r) = &out.hand_end {
+        *text += &format!(
+            "hand_end {} {:?} {:?} {:?} {}\n",
+            r.hand_no, r.points, r.units, r.coins, r.detail
+        );
+    }
+}
+
+/// A 摊牌 hand, part of a played hand from a fixed deck and a hand played out with a bomb: the
+/// views, legal actions, events and summaries must keep the JSON the HTTP contract was written
+/// against, byte for byte.
+#[test]
+fn hands_serialize_as_the_golden_json() {
+    let opts = normal();
+    let mut st = Dazha::new_match(opts.clone(), 4);
+    let mut text = String::new();
+    render(&st, &mut text);
+    let tanpai_deal: [&[&str]; 4] = [
+        &["BJ", "RJ"],
+        &["8S", "8H", "8D", "8C", "RJ"],
+        &["9S", "9H", "9D", "9C"],
+        &["BJ"],
+    ];
+    record(&start(&mut st, deck_for(&opts, tanpai_deal)), &mut text);
+    render(&st, &mut text);
+    let deal: [&[&str]; 4] = [
+        &["7S", "7H", "7D", "7C", "BJ"],
+        &["8S", "3S", "8H", "8D", "8C", "RJ"],
+        &["9S", "9H", "9D", "9C", "BJ"],
+        &["3S", "JS", "JH", "JD", "JC", "RJ"],
+    ];
+    record(&start(&mut st, deck_for(&opts, deal)), &mut text);
+    render(&st, &mut text);
+    for _ in 0..12 {
+        let seat = Dazha::to_act(&st)[0];
+        let action = match legal_plays(&st, seat).first() {
+            Some(p) if Dazha::phase(&st) == "follow" => Action::Play {
+                cards: p.cards.clone(),
+                reading: None,
+            },
+            _ => Dazha::auto_action(&st, seat),
+        };
+        text += &format!("apply {seat} {}\n", serde_json::to_string(&action).unwrap());
+        record(&Dazha::apply(&mut st, seat, action, T0).unwrap(), &mut text);
+        render(&st, &mut text);
+    }
+
+    let mut st = table(
+        normal(),
+        [
+            &["3S"],
+            &["4S", "4H", "4D", "4C", "9S"],
+            &["KS"],
+            &["6S", "6H"],
+        ],
+        AB,
+        0,
+    );
+    let steps: [(SeatNo, &[&str]); 6] = [
+        (0, &["3S"]),
+        (1, &["4S", "4H", "4D", "4C"]),
+        (2, &[]),
+        (3, &[]),
+        (1, &["9S"]),
+        (2, &["KS"]),
+    ];
+    for (seat, list) in steps {
+        let out = if list.is_empty() {
+            pass(&mut st, seat)
+        } else {
+            play(&mut st, seat, list)
+        };
+        text += &format!("apply {seat} {list:?}\n");
+        record(&out, &mut text);
+        render(&st, &mut text);
+    }
+    assert_eq!(Dazha::stage(&st), Stage::NeedsDeal);
+    assert_eq!(text, include_str!("golden/hands.txt"));
+}
