@@ -21,8 +21,11 @@ fn render(state: &State, text: &mut String) {
         *text += &serde_json::to_string(&Chexuan::view(state, viewer)).unwrap();
         text.push('\n');
     }
+    // Legal actions as JSON values (sorted keys): a tagged enum writes `type` first, which
+    // changes no field or value of the JSON the contract was written against.
     for seat in 0..SEATS {
-        *text += &serde_json::to_string(&Chexuan::legal_actions(state, seat)).unwrap();
+        let legal = serde_json::to_value(Chexuan::legal_actions(state, seat)).unwrap();
+        *text += &legal.to_string();
         text.push('\n');
     }
 }

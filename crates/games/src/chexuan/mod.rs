@@ -13,20 +13,22 @@ mod review_tests;
 mod settle;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cards::{Card, remove_cards};
 use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatInfo, SeatNo, Stage,
-    check_range,
+    Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatNo, Stage, check_range,
 };
 use ranking::{Split, rank_pair, sanhua, server_split, single_order};
 use settle::{Standing, base_points, settle};
+use view::events;
+pub use view::{Beat, Escape, HandSeat, Legal, SeatView, ShownHand, SplitView, Summary, View};
 
 pub struct Chexuan;
 
@@ -90,9 +92,9 @@ pub enum Action {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Phase {
+pub enum Phase {
     /// Before the first hand.
     Waiting,
     Bobo,
@@ -120,9 +122,9 @@ impl Phase {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Ending {
+pub enum Ending {
     Showdown,
     /// Everyone else folded.
     Uncontested,
@@ -343,14 +345,19 @@ fn sorted(cards: &[Card]) -> Vec<Card> {
     v
 }
 
-fn split_json(split: &Split, swapped: bool) -> Value {
-    json!({
-        "head": sorted(&split.head),
-        "tail": sorted(&split.tail),
-        "head_name": rank_pair(split.head[0], split.head[1]).1,
-        "tail_name": rank_pair(split.tail[0], split.tail[1]).1,
-        "swapped": swapped,
-    })
+fn split_view(split: &Split, swapped: bool) -> SplitView {
+    SplitView {
+        head: sorted(&split.head),
+        tail: sorted(&split.tail),
+        head_name: rank_pair(split.head[0], split.head[1]).1,
+        tail_name: rank_pair(split.tail[0], split.tail[1]).1,
+        swapped,
+    }
+}
+
+/// An event's data as JSON.
+fn data<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).expect("event data serializes to JSON")
 }
 
 /// The settlement summary (`HandResult::detail`) with the parts every ending shares; showdowns
@@ -362,22 +369,21 @@ fn summary(
     next_dealer: SeatNo,
     net: &[i64],
     points: &[i64],
-) -> Value {
-    let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
-    json!({
-        "ending": ending,
-        "dealer": dealer,
-        "next_dealer": next_dealer,
-        "put_in": put_in,
-        "net": net,
-        "points": points,
-        "base_points": h.base_points,
-        "beats": [],
-        "transfers": [],
-        "hands": [],
-        "draw": ending == Ending::Draw,
-        "escape": null,
-    })
+) -> Summary {
+    Summary {
+        ending,
+        dealer,
+        next_dealer,
+        put_in: h.seats.iter().map(|s| s.put_in).collect(),
+        net: net.to_vec(),
+        points: points.to_vec(),
+        base_points: h.base_points,
+        beats: Vec::new(),
+        transfers: Vec::new(),
+        hands: Vec::new(),
+        draw: ending == Ending::Draw,
+        escape: None,
+    }
 }
 
 impl Chexuan {
@@ -399,8 +405,11 @@ impl Chexuan {
             Action::SetBobo { amount } => amount,
             Action::SitOut {} => {
                 Self::hand_mut(state).seats[seat].playing = false;
-                out.events
-                    .push(Event::public("sat_out", Some(seat), json!({})));
+                out.events.push(Event::public(
+                    "sat_out",
+                    Some(seat),
+                    data(&events::Nothing {}),
+                ));
                 Self::bobo_phase_done(state, out);
                 return Ok(());
             }
@@ -434,8 +443,11 @@ impl Chexuan {
         sh.left = amount;
         out.money.push(Money::Stake { seat, amount });
         // The amount stays hidden until everyone has set: choosing 簸簸 is simultaneous.
-        out.events
-            .push(Event::public("bobo_set", Some(seat), json!({})));
+        out.events.push(Event::public(
+            "bobo_set",
+            Some(seat),
+            data(&events::Nothing {}),
+        ));
         Self::bobo_phase_done(state, out);
         Ok(())
     }
@@ -467,7 +479,7 @@ impl Chexuan {
         out.events.push(Event::public(
             "antes",
             None,
-            json!({ "ante": ante, "bobos": bobos }),
+            data(&events::Antes { ante, bobos }),
         ));
         let order = h.dealing_order(dealer);
         for _ in 0..2 {
@@ -479,13 +491,15 @@ impl Chexuan {
             out.events.push(Event::private(
                 "dealt",
                 s,
-                json!({ "cards": sorted(&h.seats[s].hidden) }),
+                data(&events::Dealt {
+                    cards: sorted(&h.seats[s].hidden),
+                }),
             ));
         }
         out.events.push(Event::public(
             "hidden_dealt",
             None,
-            json!({ "order": order, "count": 2 }),
+            data(&events::HiddenDealt { order, count: 2 }),
         ));
         state.phase = Phase::Betting;
         Self::begin_round(state, 1, out);
@@ -510,7 +524,10 @@ impl Chexuan {
             out.events.push(Event::public(
                 "round",
                 None,
-                json!({ "round": round, "turn": h.turn }),
+                data(&events::Round {
+                    round,
+                    turn: h.turn,
+                }),
             ));
         } else {
             h.turn = None;
@@ -529,7 +546,7 @@ impl Chexuan {
             out.events.push(Event::public(
                 "showdown_begins",
                 None,
-                json!({ "seats": seats }),
+                data(&events::ShowdownBegins { seats }),
             ));
             return;
         }
@@ -539,7 +556,10 @@ impl Chexuan {
             out.events.push(Event::public(
                 "face_up",
                 Some(s),
-                json!({ "card": card, "card_no": round + 2 }),
+                data(&events::FaceUp {
+                    card,
+                    card_no: round + 2,
+                }),
             ));
         }
         Self::begin_round(state, round + 1, out);
@@ -609,8 +629,9 @@ impl Chexuan {
             _ => {}
         }
         let level = h.level;
-        let (kind, mut data) = match action {
-            Action::Check {} => ("check", json!({})),
+        // (kind, to, amount) of the event.
+        let (kind, to, amount) = match action {
+            Action::Check {} => ("check", None, None),
             Action::Raise { to } => {
                 let amount = to - h.seats[seat].round_bet;
                 h.seats[seat].put(amount);
@@ -618,11 +639,11 @@ impl Chexuan {
                 for sh in &mut h.seats {
                     sh.acted = false;
                 }
-                ("raise", json!({ "to": to, "amount": amount }))
+                ("raise", Some(to), Some(amount))
             }
             Action::Call {} => {
                 h.seats[seat].put(o.to_call);
-                ("call", json!({ "amount": o.to_call }))
+                ("call", None, Some(o.to_call))
             }
             Action::AllIn {} => {
                 h.seats[seat].put(left);
@@ -633,21 +654,25 @@ impl Chexuan {
                         sh.acted = false;
                     }
                 }
-                ("all_in", json!({ "amount": left, "to": to }))
+                ("all_in", Some(to), Some(left))
             }
             // Only fold is left: set_bobo and split were refused above.
             _ => {
                 h.seats[seat].folded = true;
-                ("fold", json!({}))
+                ("fold", None, None)
             }
         };
         if kind != "check" {
             h.all_checked = false;
         }
         h.seats[seat].acted = true;
-        data["left"] = json!(h.seats[seat].left);
-        data["put_in"] = json!(h.seats[seat].put_in);
-        out.events.push(Event::public(kind, Some(seat), data));
+        let bet = events::Bet {
+            amount,
+            left: h.seats[seat].left,
+            put_in: h.seats[seat].put_in,
+            to,
+        };
+        out.events.push(Event::public(kind, Some(seat), data(&bet)));
 
         let still_in: Vec<SeatNo> = (0..h.n()).filter(|&s| h.seats[s].in_hand()).collect();
         if let [winner] = still_in[..] {
@@ -687,8 +712,11 @@ impl Chexuan {
         let (split, swapped) = Split::arranged(head, tail);
         h.seats[seat].split = Some(split);
         h.seats[seat].swapped = swapped;
-        out.events
-            .push(Event::public("split", Some(seat), json!({})));
+        out.events.push(Event::public(
+            "split",
+            Some(seat),
+            data(&events::Nothing {}),
+        ));
         if h.seats.iter().all(|s| !s.in_hand() || s.split.is_some()) {
             Self::settle_showdown(state, out);
         }
@@ -707,10 +735,11 @@ impl Chexuan {
                     _ if sh.folded => Standing::Folded,
                     Some(split) => {
                         let three = sanhua(&sh.cards());
-                        let mut j = split_json(&split, sh.swapped);
-                        j["seat"] = json!(s);
-                        j["sanhua"] = json!(three);
-                        shown.push(j);
+                        shown.push(ShownHand {
+                            split: split_view(&split, sh.swapped),
+                            sanhua: three,
+                            seat: s,
+                        });
                         match three {
                             Some(_) => Standing::Sanhua,
                             None => Standing::Shown {
@@ -724,9 +753,12 @@ impl Chexuan {
                 }
             })
             .collect();
-        out.events
-            .push(Event::public("showdown", None, json!({ "hands": shown })));
-        Self::finish_with(state, &standing, Ending::Showdown, json!(shown), out);
+        out.events.push(Event::public(
+            "showdown",
+            None,
+            data(&events::Showdown { hands: &shown }),
+        ));
+        Self::finish_with(state, &standing, Ending::Showdown, shown, out);
     }
 
     fn settle_uncontested(state: &mut State, winner: SeatNo, out: &mut Outcome) {
@@ -739,7 +771,7 @@ impl Chexuan {
                 _ => Standing::Folded,
             })
             .collect();
-        Self::finish_with(state, &standing, Ending::Uncontested, json!([]), out);
+        Self::finish_with(state, &standing, Ending::Uncontested, Vec::new(), out);
     }
 
     /// Pays out a settled hand, scores it and ends it.
@@ -747,7 +779,7 @@ impl Chexuan {
         state: &mut State,
         standing: &[Standing],
         ending: Ending,
-        hands: Value,
+        hands: Vec<ShownHand>,
         out: &mut Outcome,
     ) {
         let dealer = state.dealer;
@@ -769,13 +801,13 @@ impl Chexuan {
             _ => dealer,
         };
         let mut detail = summary(h, ending, dealer, next_dealer, &net, &points);
-        detail["beats"] = settled
+        detail.beats = settled
             .beats
             .iter()
-            .map(|&(w, l)| json!({ "winner": w, "loser": l }))
+            .map(|&(winner, loser)| Beat { winner, loser })
             .collect();
-        detail["transfers"] = json!(settled.transfers);
-        detail["hands"] = hands;
+        detail.transfers = settled.transfers;
+        detail.hands = hands;
         Self::end_hand(state, next_dealer, points, net, detail, out);
     }
 
@@ -843,12 +875,12 @@ impl Chexuan {
             }
         }
         let mut detail = summary(h, Ending::Escape, dealer, dealer, &net, &points);
-        detail["escape"] = json!({
-            "seat": e,
-            "table_total": table,
-            "from_bobo": from_bobo,
-            "from_wallet": from_wallet,
-            "bonus_points": bonus,
+        detail.escape = Some(Escape {
+            seat: e,
+            table_total: table,
+            from_bobo,
+            from_wallet,
+            bonus_points: bonus,
         });
         Self::end_hand(state, dealer, points, net, detail, out);
     }
@@ -858,7 +890,7 @@ impl Chexuan {
         next_dealer: SeatNo,
         points: Vec<i64>,
         coins: Vec<i64>,
-        detail: Value,
+        detail: Summary,
         out: &mut Outcome,
     ) {
         let n = state.seats;
@@ -867,6 +899,7 @@ impl Chexuan {
         if let Some(h) = state.hand.as_mut() {
             h.turn = None;
         }
+        let detail = data(&detail);
         out.events
             .push(Event::public("settlement", None, detail.clone()));
         out.hand_end = Some(HandResult {
@@ -878,37 +911,40 @@ impl Chexuan {
         });
     }
 
-    fn seat_view(state: &State, s: SeatNo, viewer: Option<SeatNo>) -> Value {
+    fn seat_view(state: &State, s: SeatNo, viewer: Option<SeatNo>) -> SeatView {
         let vacated = state.vacated.get(s).copied().unwrap_or(false);
         let Some(h) = state.hand.as_ref() else {
-            return json!({ "seat": s, "vacated": vacated, "playing": false });
+            return SeatView::NoHand {
+                seat: s,
+                vacated,
+                playing: false,
+            };
         };
         let sh = &h.seats[s];
         let own = viewer == Some(s);
         let revealed = h.revealed(s);
         let bobo_public = own || state.phase != Phase::Bobo;
-        let split = match sh.split {
-            Some(split) if own || revealed => split_json(&split, sh.swapped),
-            _ => Value::Null,
-        };
-        json!({
-            "seat": s,
-            "vacated": vacated,
-            "playing": sh.playing,
-            "bobo_set": sh.bobo.is_some(),
-            "bobo": if bobo_public { json!(sh.bobo) } else { Value::Null },
-            "bobo_left": if bobo_public && sh.bobo.is_some() { json!(sh.left) } else { Value::Null },
-            "put_in": sh.put_in,
-            "round_bet": sh.round_bet,
-            "folded": sh.folded,
-            "all_in": sh.all_in,
-            "face_up": sh.face_up,
-            "hidden": if own || revealed { json!(sorted(&sh.hidden)) } else { Value::Null },
-            "hidden_count": sh.hidden.len(),
-            "split_submitted": sh.split.is_some(),
-            "split": split,
-            "sanhua": if revealed { json!(sanhua(&sh.cards())) } else { Value::Null },
-        })
+        SeatView::Hand(Box::new(HandSeat {
+            seat: s,
+            vacated,
+            playing: sh.playing,
+            bobo_set: sh.bobo.is_some(),
+            bobo: sh.bobo.filter(|_| bobo_public),
+            bobo_left: sh.bobo.filter(|_| bobo_public).map(|_| sh.left),
+            put_in: sh.put_in,
+            round_bet: sh.round_bet,
+            folded: sh.folded,
+            all_in: sh.all_in,
+            face_up: sh.face_up.clone(),
+            hidden: (own || revealed).then(|| sorted(&sh.hidden)),
+            hidden_count: sh.hidden.len(),
+            split_submitted: sh.split.is_some(),
+            split: sh
+                .split
+                .filter(|_| own || revealed)
+                .map(|split| split_view(&split, sh.swapped)),
+            sanhua: revealed.then(|| sanhua(&sh.cards())).flatten(),
+        }))
     }
 }
 
@@ -917,8 +953,8 @@ impl Game for Chexuan {
     type State = State;
     type Action = Action;
     type View = View;
-    type Legal = Value;
-    type Summary = Value;
+    type Legal = Legal;
+    type Summary = Summary;
 
     const NAME: &'static str = "chexuan";
     const SEATS: RangeInclusive<usize> = 2..=6;
@@ -993,7 +1029,10 @@ impl Game for Chexuan {
             out.events.push(Event::public(
                 "match_over",
                 None,
-                json!({ "reason": "fewer than two seats hold min_bobo coins", "playing": playing }),
+                data(&events::MatchOver {
+                    reason: "fewer than two seats hold min_bobo coins",
+                    playing,
+                }),
             ));
             return out;
         }
@@ -1022,11 +1061,11 @@ impl Game for Chexuan {
         out.events.push(Event::public(
             "hand_start",
             None,
-            json!({
-                "hand_no": state.hand_no,
-                "dealer": state.dealer,
-                "playing": playing,
-                "base_points": base,
+            data(&events::HandStart {
+                hand_no: state.hand_no,
+                dealer: state.dealer,
+                playing,
+                base_points: base,
             }),
         ));
         out
@@ -1098,7 +1137,7 @@ impl Game for Chexuan {
         state.vacated[seat] = true;
         out.events.insert(
             0,
-            Event::public("left", Some(seat), json!({ "escape": escaping })),
+            Event::public("left", Some(seat), data(&events::Left { escape: escaping })),
         );
         out
     }
@@ -1106,73 +1145,56 @@ impl Game for Chexuan {
     fn view(state: &State, viewer: Option<SeatNo>) -> View {
         let h = state.hand.as_ref();
         let betting = state.phase == Phase::Betting;
-        View(json!({
-            "hand_no": state.hand_no,
-            "dealer": state.dealer,
-            "phase": state.phase.name(),
-            "ante": state.opts.ante,
-            "min_bobo": state.opts.min_bobo,
-            "round": h.filter(|_| betting).map(|h| h.round),
-            "level": h.filter(|_| betting).map(|h| h.level),
-            "turn": h.and_then(|h| h.turn),
-            "base_points": h.map(|h| h.base_points),
-            "pot": h.map(|h| h.pot()),
-            "ending": h.and_then(|h| h.ending),
-            "seats": (0..state.seats).map(|s| Self::seat_view(state, s, viewer)).collect::<Vec<_>>(),
-        }))
+        View {
+            hand_no: state.hand_no,
+            dealer: state.dealer,
+            phase: state.phase,
+            ante: state.opts.ante,
+            min_bobo: state.opts.min_bobo,
+            round: h.filter(|_| betting).map(|h| h.round),
+            level: h.filter(|_| betting).map(|h| h.level),
+            turn: h.and_then(|h| h.turn),
+            base_points: h.map(|h| h.base_points),
+            pot: h.map(|h| h.pot()),
+            ending: h.and_then(|h| h.ending),
+            seats: (0..state.seats)
+                .map(|s| Self::seat_view(state, s, viewer))
+                .collect(),
+        }
     }
 
-    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Value> {
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
         if !Self::to_act(state).contains(&seat) {
             return Vec::new();
         }
         let h = Self::hand(state);
         match state.phase {
             Phase::Bobo => vec![
-                json!({
-                    "type": "set_bobo",
-                    "min": state.opts.min_bobo,
-                    "max": h.seats[seat].wallet.min(MAX_BOBO),
-                }),
-                json!({ "type": "sit_out" }),
+                Legal::SetBobo {
+                    min: state.opts.min_bobo,
+                    max: h.seats[seat].wallet.min(MAX_BOBO),
+                },
+                Legal::SitOut,
             ],
             Phase::Betting => {
                 let o = bet_options(h, seat, state.opts.ante);
                 let mut v = Vec::new();
                 if o.check {
-                    v.push(json!({ "type": "check" }));
+                    v.push(Legal::Check);
                 }
                 if let Some(amount) = o.call {
-                    v.push(json!({ "type": "call", "amount": amount }));
+                    v.push(Legal::Call { amount });
                 }
                 if let Some((min, max)) = o.raise {
-                    v.push(json!({ "type": "raise", "min": min, "max": max }));
+                    v.push(Legal::Raise { min, max });
                 }
                 if let Some(amount) = o.all_in {
-                    v.push(json!({ "type": "all_in", "amount": amount }));
+                    v.push(Legal::AllIn { amount });
                 }
-                v.push(json!({ "type": "fold" }));
+                v.push(Legal::Fold);
                 v
             }
-            _ => vec![json!({ "type": "split" })],
+            _ => vec![Legal::Split],
         }
-    }
-}
-
-/// The state as one seat may see it.
-#[derive(Serialize, JsonSchema)]
-#[serde(transparent)]
-pub struct View(Value);
-
-impl SeatInfo for View {
-    /// The seat's 簸簸 left on the table, shown only where the view shows it.
-    fn coins_at_table(&self, seat: SeatNo) -> Option<i64> {
-        let in_hand = matches!(
-            self.0["phase"].as_str(),
-            Some("bobo" | "betting" | "showdown")
-        );
-        in_hand
-            .then(|| self.0["seats"][seat]["bobo_left"].as_i64())
-            .flatten()
     }
 }

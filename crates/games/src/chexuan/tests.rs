@@ -288,6 +288,14 @@ impl Table {
     }
 }
 
+/// The seat's legal actions as the JSON a client receives.
+fn legal(state: &State, seat: SeatNo) -> Vec<Value> {
+    Chexuan::legal_actions(state, seat)
+        .iter()
+        .map(|a| serde_json::to_value(a).unwrap())
+        .collect()
+}
+
 fn cards(v: &[&str]) -> Vec<Card> {
     v.iter().map(|c| Card::parse(c).unwrap()).collect()
 }
@@ -436,13 +444,13 @@ fn check_is_only_allowed_while_nobody_has_bet() {
     let mut t = betting_table(2);
     // Seat 1 (after the dealer) opens.
     assert_eq!(t.turn(), 1);
-    assert!(Chexuan::legal_actions(&t.state, 1).contains(&json!({ "type": "check" })));
+    assert!(legal(&t.state, 1).contains(&json!({ "type": "check" })));
     t.act(1, Action::Raise { to: 10 });
     let e = t.refuse(0, Action::Check {});
     assert_eq!(e.kind, RuleErrorKind::Illegal);
     assert!(e.detail.contains("check"));
     assert_eq!(
-        Chexuan::legal_actions(&t.state, 0),
+        legal(&t.state, 0),
         vec![
             json!({ "type": "call", "amount": 10 }),
             json!({ "type": "raise", "min": 20, "max": 90 }),
@@ -511,7 +519,7 @@ fn nobody_left_to_answer_means_no_raise_but_all_in_stays_open() {
     t.bobos(&[300, 100]);
     t.act(1, Action::AllIn {});
     assert_eq!(
-        Chexuan::legal_actions(&t.state, 0),
+        legal(&t.state, 0),
         vec![
             json!({ "type": "call", "amount": 90 }),
             json!({ "type": "all_in", "amount": 290 }),
@@ -541,9 +549,7 @@ fn all_in_past_every_other_stake_can_be_lost_to_several_winners() {
     t.act(1, Action::Check {});
     t.act(2, Action::AllIn {});
     t.act(0, Action::AllIn {});
-    assert!(
-        Chexuan::legal_actions(&t.state, 1).contains(&json!({ "type": "all_in", "amount": 190 }))
-    );
+    assert!(legal(&t.state, 1).contains(&json!({ "type": "all_in", "amount": 190 })));
     t.act(1, Action::AllIn {});
     assert_eq!(t.state.phase, Phase::Showdown);
     for (s, h) in hands.iter().enumerate() {
@@ -649,7 +655,7 @@ fn seat_below_min_bobo_sits_out_and_is_not_dealt() {
     let mut t = Table::new(opts(json!({})), vec![1000, 99, 1000]);
     t.deal(deck_cards());
     assert_eq!(Chexuan::to_act(&t.state), vec![0, 2]);
-    assert!(Chexuan::legal_actions(&t.state, 1).is_empty());
+    assert!(legal(&t.state, 1).is_empty());
     assert_eq!(
         t.refuse(1, Action::SetBobo { amount: 99 }).kind,
         RuleErrorKind::NotYourTurn
@@ -680,7 +686,7 @@ fn bobo_must_be_between_min_bobo_and_the_wallet() {
     let mut t = Table::new(opts(json!({})), vec![1000, 500]);
     t.deal(deck_cards());
     assert_eq!(
-        Chexuan::legal_actions(&t.state, 1),
+        legal(&t.state, 1),
         vec![
             json!({ "type": "set_bobo", "min": 100, "max": 500 }),
             json!({ "type": "sit_out" })
@@ -1154,7 +1160,7 @@ fn shuffled_deck(rng: &mut Rng) -> Vec<Card> {
 
 /// A legal action chosen at random from the seat's templates.
 fn random_legal(t: &Table, seat: SeatNo, rng: &mut Rng) -> Action {
-    let templates = Chexuan::legal_actions(&t.state, seat);
+    let templates = legal(&t.state, seat);
     assert!(!templates.is_empty(), "a seat to act has legal actions");
     let pick = &templates[rng.below(templates.len())];
     let int = |k: &str| pick[k].as_i64().unwrap();
