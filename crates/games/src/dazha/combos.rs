@@ -8,7 +8,6 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::cards::{Card, Rank, Suit, rank_str};
 use crate::engine::RuleError;
@@ -181,21 +180,40 @@ impl Combo {
     }
 
     /// The client-facing description: `{"type", "rank"?, "length"?, "size"?}`.
-    pub fn to_json(&self) -> Value {
-        let rank = rank_str(rank_of(self.rank));
-        match self.kind {
-            Kind::Single | Kind::Pair | Kind::Triple | Kind::TripleWithTwo => {
-                json!({"type": self.kind, "rank": rank})
-            }
-            Kind::PairsRun | Kind::TriplesWithTwos | Kind::Straight => {
-                json!({"type": self.kind, "rank": rank, "length": self.len})
-            }
-            Kind::WushikMixed | Kind::WushikSuited => json!({"type": self.kind}),
-            Kind::Bomb => json!({"type": self.kind, "rank": rank, "size": self.len}),
-            Kind::JokerBomb => json!({"type": self.kind, "size": 4}),
-            Kind::BigJokerBomb | Kind::SmallJokerBomb => json!({"type": self.kind, "size": 6}),
+    pub fn view(&self) -> ComboView {
+        let rank = Some(rank_str(rank_of(self.rank)).to_string());
+        let (rank, length, size) = match self.kind {
+            Kind::Single | Kind::Pair | Kind::Triple | Kind::TripleWithTwo => (rank, None, None),
+            Kind::PairsRun | Kind::TriplesWithTwos | Kind::Straight => (rank, Some(self.len), None),
+            Kind::WushikMixed | Kind::WushikSuited => (None, None, None),
+            Kind::Bomb => (rank, None, Some(self.len)),
+            Kind::JokerBomb => (None, None, Some(4)),
+            Kind::BigJokerBomb | Kind::SmallJokerBomb => (None, None, Some(6)),
+        };
+        ComboView {
+            kind: self.kind,
+            rank,
+            length,
+            size,
         }
     }
+}
+
+/// A combination as clients see it. Fields in alphabetical order, as the sorted JSON maps this
+/// replaced wrote them (the golden test keeps the text byte for byte).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ComboView {
+    /// Pairs in a pairs run, triples in a run of triples, cards in a straight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<u8>,
+    /// The deciding rank (`"3"` … `"A"`, `"2"`); absent for 五十K and joker bombs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<String>,
+    /// Cards in a bomb.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u8>,
+    #[serde(rename = "type")]
+    pub kind: Kind,
 }
 
 /// A hand or a play as counts: naturals per order, and jokers.
