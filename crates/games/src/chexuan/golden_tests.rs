@@ -102,3 +102,17 @@ fn a_whole_hand_serializes_as_the_golden_json() {
     assert_eq!(Chexuan::stage(&st), Stage::NeedsDeal);
     assert_eq!(text, include_str!("golden/hand.txt"));
 }
+
+/// The API document's schemas are derived from these same types.
+#[test]
+fn the_schemas_describe_the_typed_surfaces() {
+    use crate::engine::{DynGame, Registered};
+    let s = Registered::<Chexuan>::new().schemas();
+    assert!(s.state["properties"]["seats"].is_object(), "{}", s.state);
+    assert_eq!(s.legal_action["oneOf"].as_array().map(Vec::len), Some(8));
+    assert!(
+        s.last_result["properties"]["transfers"].is_object(),
+        "{}",
+        s.last_result
+    );
+}

@@ -1478,3 +1478,13 @@ fn hands_serialize_as_the_golden_json() {
     assert_eq!(Dazha::stage(&st), Stage::NeedsDeal);
     assert_eq!(text, include_str!("golden/hands.txt"));
 }
+
+/// The API document's schemas are derived from these same types.
+#[test]
+fn the_schemas_describe_the_typed_surfaces() {
+    use crate::engine::{DynGame, Registered};
+    let s = Registered::<Dazha>::new().schemas();
+    assert!(s.state["properties"]["round"].is_object(), "{}", s.state);
+    assert_eq!(s.legal_action["oneOf"].as_array().map(Vec::len), Some(2));
+    assert_eq!(s.last_result["anyOf"].as_array().map(Vec::len), Some(3));
+}
