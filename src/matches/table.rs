@@ -31,7 +31,8 @@ enum Stop {
     Idle,
     /// Seats not in 托管 must act.
     Turn,
-    /// Everyone is in 托管 and a hand was just played: the next one at the next deadline.
+    /// A hand was dealt and played out by automatic actions alone: the next one at the next
+    /// deadline.
     Paced,
     /// Everyone is in 托管 at a table that does not play on alone.
     Paused,
@@ -630,18 +631,8 @@ impl Table {
                     let everyone_away =
                         hands_done > 0 && self.seats.iter().flatten().all(|s| s.auto);
                     if everyone_away {
-                        match autoplay::between_hands(
-                            &self.platform,
-                            hands_done,
-                            dealt,
-                            entered_due,
-                        ) {
+                        match autoplay::between_hands(&self.platform, hands_done, entered_due) {
                             autoplay::Next::Deal => {}
-                            autoplay::Next::Pace => {
-                                self.status = Status::Playing;
-                                stop = Stop::Paced;
-                                break;
-                            }
                             autoplay::Next::Pause => {
                                 self.status = Status::Playing;
                                 stop = Stop::Paused;
@@ -658,6 +649,11 @@ impl Table {
                                 break;
                             }
                         }
+                    }
+                    if !autoplay::deal_now(dealt) {
+                        self.status = Status::Playing;
+                        stop = Stop::Paced;
+                        break;
                     }
                     if let Some(room) = self.platform.room.clone()
                         && self.room_must_dissolve(conn, &room).await?
@@ -698,7 +694,7 @@ impl Table {
         self.deadline_at = match stop {
             Stop::Idle => None,
             Stop::Turn => Some(self.now + secs(self.state.wait_secs(turn))),
-            Stop::Paced => Some(self.now + secs(turn)),
+            Stop::Paced => Some(self.now + secs(autoplay::PACE_SECS.min(turn))),
             Stop::Paused => Some(entered_pause.unwrap_or(self.now + secs(autoplay::PAUSE_SECS))),
             Stop::Bound => Some(self.now),
         };

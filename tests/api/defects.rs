@@ -464,3 +464,55 @@ async fn metrics_answer_while_the_database_is_down() {
     assert!(text.contains("paiju_database_up 0"), "{text}");
     assert!(text.contains("paiju_http_requests_total"), "{text}");
 }
+
+/// A player with exactly `min_bobo` coins sits at two 扯旋 tables that both deal; setting the
+/// 簸簸 at one empties the wallet. At the other the overdue 簸簸 must still be decided: the
+/// automatic action sits the seat out, so the table goes on instead of retrying forever.
+#[tokio::test]
+async fn an_overdue_bobo_the_wallet_cannot_pay_sits_the_seat_out() {
+    let app = spawn_app().await;
+    let p = app.player("poor", 100).await;
+    let q = app.player("quinn", 1000).await;
+    let r = app.player("rosa", 1000).await;
+    let mut tables = Vec::new();
+    for (other, timeout) in [(&q, 60), (&r, 1)] {
+        let (s, m) = app
+            .post(
+                "/v1/matches",
+                &other.token,
+                json!({"game": "chexuan", "seats": 2, "options": {"turn_timeout_secs": timeout}}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{m}");
+        let id = m["id"].as_str().unwrap().to_string();
+        let (s, v) = app
+            .post(&format!("/v1/matches/{id}/join"), &p.token, json!({}))
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        assert_eq!(v["phase"], "bobo", "{v}");
+        tables.push(id);
+    }
+    let (s, v) = app
+        .act(&tables[0], &p, json!({"type": "set_bobo", "amount": 100}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let v = app
+        .wait_for(&tables[1], &r, 20, |v| {
+            v["status"] == "finished" || v["last_result"]["hand_no"] == 1
+        })
+        .await;
+    assert!(
+        !v["to_act"].as_array().unwrap().contains(&json!(1)),
+        "the poor seat is not waited for: {v}"
+    );
+    let stuck: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM matches WHERE id = $1::uuid AND deadline_at < now() - interval '5 seconds'",
+    )
+    .bind(&tables[1])
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(stuck, 0, "no deadline left behind");
+    assert_eq!(app.coins(&r).await, 1000, "nothing of rosa's is held");
+    app.assert_ledger_reconciles().await;
+}
