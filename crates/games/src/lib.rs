@@ -9,6 +9,7 @@ pub mod engine;
 pub mod shuffle;
 #[cfg(test)]
 mod test_rng;
+pub mod trick;
 
 pub use engine::{DynGame, DynState, Game, Registered};
 
