@@ -33,11 +33,9 @@ fn rigged(wants: [&[&str]; 4], seed: u64) -> Vec<Card> {
     for i in (1..rest.len()).rev() {
         rest.swap(i, rng.below(i + 1));
     }
-    for (seat, hand) in hands.iter_mut().enumerate() {
+    for hand in &mut hands {
         while hand.len() < 54 {
-            let card = rest.pop().unwrap();
-            let _ = seat;
-            hand.push(card);
+            hand.push(rest.pop().unwrap());
         }
     }
     (0..216).map(|i| hands[i % 4][i / 4]).collect()
