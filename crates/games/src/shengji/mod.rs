@@ -111,8 +111,9 @@ pub struct Played {
 }
 
 /// Event payloads: small typed records, never a card a receiver may not see.
+/// A seat's dealt hand (private) or a play (public).
 #[derive(Serialize)]
-struct Dealt<'a> {
+struct Cards<'a> {
     cards: &'a [Card],
 }
 
@@ -182,7 +183,7 @@ impl State {
         out.events.push(Event::public(
             "play",
             Some(seat),
-            data(&Dealt { cards: &cards }),
+            data(&Cards { cards: &cards }),
         ));
         p.trick.push(Played { seat, cards });
         if p.trick.len() < SEATS {
@@ -381,7 +382,7 @@ impl Game for Shengji {
         for (seat, hand) in hands.iter_mut().enumerate() {
             order.sort_strongest_first(hand);
             out.events
-                .push(Event::private("dealt", seat, data(&Dealt { cards: hand })));
+                .push(Event::private("dealt", seat, data(&Cards { cards: hand })));
         }
         out.events.push(Event::public(
             "hand_start",
