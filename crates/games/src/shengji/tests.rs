@@ -682,6 +682,13 @@ fn random_legal_play_keeps_every_invariant_over_ten_thousand_hands() {
             if !playing(&s).trick.is_empty() {
                 continue;
             }
+            if let Some(last) = playing(&s).tricks.last() {
+                assert_eq!(
+                    playing(&s).turn,
+                    last.winner,
+                    "the winner leads the next trick"
+                );
+            }
             let h = s.hand.as_ref().unwrap();
             let mut all: Vec<Card> = h.hands.iter().flatten().copied().collect();
             all.extend(played_cards(&s));
@@ -729,6 +736,13 @@ fn auto_play_finishes_whole_matches() {
                 let a = Shengji::auto_action(&s, seat);
                 Shengji::apply(&mut s, seat, a, at(1)).unwrap();
             }
+            let text = serde_json::to_string(&s).unwrap();
+            let back: State = serde_json::from_str(&text).unwrap();
+            assert_eq!(
+                serde_json::to_string(&back).unwrap(),
+                text,
+                "state JSON round trip"
+            );
             let r = play_out(&mut s);
             assert_eq!(r.points.iter().sum::<i64>(), 0);
             assert!(n < 200, "a match ends");
