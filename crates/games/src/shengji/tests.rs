@@ -422,7 +422,11 @@ fn actions_out_of_phase_or_turn_are_refused() {
         },
         at(1),
     );
-    assert!(err.is_err() || classify(&playing(&s).order(), &[hand[0], hand[53]]).is_some());
+    assert!(playing(&s).order().is_trump(hand[0]) && !playing(&s).order().is_trump(hand[53]));
+    // The hand is sorted strongest first: its first card is a trump, its last a plain card.
+    assert!(err.unwrap_err().detail.contains("one suit"));
+    let err = Shengji::apply(&mut s, 0, Action::Play { cards: vec![] }, at(1)).unwrap_err();
+    assert!(err.detail.contains("at least one card"));
 }
 
 // ---- random play ---------------------------------------------------------------------------
