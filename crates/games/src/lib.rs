@@ -6,9 +6,11 @@ pub mod cards;
 pub mod chexuan;
 pub mod dazha;
 pub mod engine;
+pub mod shengji;
 pub mod shuffle;
 #[cfg(test)]
 mod test_rng;
+pub mod trick;
 
 pub use engine::{DynGame, DynState, Game, Registered};
 
