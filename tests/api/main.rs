@@ -10,4 +10,5 @@ mod helpers;
 mod load;
 mod move_conns;
 mod openapi;
+mod shengji;
 mod tournaments;

@@ -1,6 +1,7 @@
 use std::collections::BTreeSet;
 
 use reqwest::{Method, StatusCode};
+use serde_json::Value;
 
 use crate::helpers::spawn_app;
 
@@ -52,4 +53,38 @@ async fn every_schema_reference_resolves() {
         }
         assert!(!node.is_null(), "dangling $ref {target}");
     }
+}
+
+/// The committed document holds every registered game's schemas (options, action, state, legal
+/// action, last result) exactly as the engines' types give them. With `PAIJU_WRITE_OPENAPI=1`
+/// the test writes them into `openapi/openapi.json` instead of failing.
+#[test]
+fn committed_openapi_holds_every_games_schemas() {
+    let mut doc: Value = serde_json::from_str(paiju::openapi::DOCUMENT).unwrap();
+    let generated = paiju::openapi::game_schemas();
+    let schemas = doc["components"]["schemas"].as_object_mut().unwrap();
+    let stale: Vec<String> = generated
+        .iter()
+        .filter(|(name, schema)| schemas.get(*name) != Some(schema))
+        .map(|(name, _)| name.clone())
+        .collect();
+    if stale.is_empty() {
+        return;
+    }
+    if std::env::var_os("PAIJU_WRITE_OPENAPI").is_some() {
+        for (name, schema) in generated {
+            schemas.insert(name, schema);
+        }
+        let text = serde_json::to_string_pretty(&doc).unwrap();
+        std::fs::write(
+            concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json"),
+            text + "\n",
+        )
+        .unwrap();
+        return;
+    }
+    panic!(
+        "openapi/openapi.json differs from the games' types in {stale:?}; \
+         run `PAIJU_WRITE_OPENAPI=1 cargo test --test api openapi` and commit the result"
+    );
 }

@@ -15,9 +15,10 @@ pub mod trick;
 pub use engine::{DynGame, DynState, Game, Registered};
 
 /// Every game the service can run. Adding a game is one line here.
-static GAMES: [&dyn DynGame; 2] = [
+static GAMES: [&dyn DynGame; 3] = [
     &Registered::<chexuan::Chexuan>::new(),
     &Registered::<dazha::Dazha>::new(),
+    &Registered::<shengji::Shengji>::new(),
 ];
 
 /// Every game the service can run, in the order clients are told about them.
