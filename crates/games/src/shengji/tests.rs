@@ -1,3 +1,6 @@
+// Fixtures are written with `hand!`, which builds a Vec: borrowing one reads best.
+#![allow(clippy::useless_vec)]
+
 use proptest::prelude::*;
 use serde_json::Value;
 

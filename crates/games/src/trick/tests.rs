@@ -1,3 +1,6 @@
+// Fixtures are written with `hand!`, which builds a Vec: borrowing one reads best.
+#![allow(clippy::useless_vec)]
+
 use super::*;
 use crate::cards::Suit;
 use crate::hand;
