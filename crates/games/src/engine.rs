@@ -322,11 +322,7 @@ pub fn coins_at_table<G: Game>(
 }
 
 /// Checks one integer option against its range, naming it in the refusal.
-pub fn check_range(
-    name: &str,
-    value: i64,
-    range: RangeInclusive<i64>,
-) -> Result<(), RuleError> {
+pub fn check_range(name: &str, value: i64, range: RangeInclusive<i64>) -> Result<(), RuleError> {
     if range.contains(&value) {
         Ok(())
     } else {

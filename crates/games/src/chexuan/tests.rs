@@ -981,7 +981,9 @@ fn options_have_defaults_and_ranges() {
     bad(json!({ "score_unit": -1 }), "score_unit");
     bad(json!({ "turn_timeout_secs": 20 }), "turn_timeout_secs");
     bad(json!({ "ante": "ten" }), "ante");
-    assert!(parse_options::<Chexuan>(2, &json!({ "ante": 5, "min_bobo": 5, "score_unit": 0 })).is_ok());
+    assert!(
+        parse_options::<Chexuan>(2, &json!({ "ante": 5, "min_bobo": 5, "score_unit": 0 })).is_ok()
+    );
 }
 
 #[test]

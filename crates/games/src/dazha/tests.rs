@@ -571,10 +571,16 @@ fn card_counts_are_public_only_at_ten_cards_or_fewer() {
     let spectator = view_json::<Dazha>(&st, None);
     assert_eq!(spectator["seats"][0]["cards_left"], Value::Null);
     assert_eq!(spectator["seats"][1]["cards_left"], 2);
-    assert_eq!(view_json::<Dazha>(&st, Some(0))["seats"][0]["cards_left"], 11);
+    assert_eq!(
+        view_json::<Dazha>(&st, Some(0))["seats"][0]["cards_left"],
+        11
+    );
     let out = play(&mut st, 0, &["3S"]);
     assert_eq!(event(&out, "play").unwrap().data["cards_left"], 10);
-    assert_eq!(view_json::<Dazha>(&st, Some(1))["seats"][0]["cards_left"], 10);
+    assert_eq!(
+        view_json::<Dazha>(&st, Some(1))["seats"][0]["cards_left"],
+        10
+    );
 }
 
 #[test]
