@@ -180,14 +180,13 @@ pub fn check_follow(
             "有牌必跟: follow with the led suit (trumps are one suit) while you hold it",
         ));
     }
-    if let Shape::Tractor { pairs } = lead.shape {
-        if lowest_tractor(&pair_levels(order, &held), pairs).is_some()
-            && shape_of(order, cards).map(|(_, s, _)| s) != Some(lead.shape)
-        {
-            return Err(RuleError::illegal(
-                "有牌必跟: you hold a tractor of that length in the led suit, so play one",
-            ));
-        }
+    if let Shape::Tractor { pairs } = lead.shape
+        && lowest_tractor(&pair_levels(order, &held), pairs).is_some()
+        && shape_of(order, cards).map(|(_, s, _)| s) != Some(lead.shape)
+    {
+        return Err(RuleError::illegal(
+            "有牌必跟: you hold a tractor of that length in the led suit, so play one",
+        ));
     }
     let pairs = lead.shape.pairs().min(pair_count(&held));
     if pair_count(&played) < pairs {
@@ -222,10 +221,10 @@ pub fn winner(order: Order, lead: Lead, plays: &[&[Card]]) -> usize {
     };
     let mut best = (0, lead_key);
     for (i, p) in plays.iter().enumerate().skip(1) {
-        if let Some(key) = contends(order, lead, p) {
-            if key > best.1 {
-                best = (i, key);
-            }
+        if let Some(key) = contends(order, lead, p)
+            && key > best.1
+        {
+            best = (i, key);
         }
     }
     best.0

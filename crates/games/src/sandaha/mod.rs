@@ -90,7 +90,7 @@ pub enum Action {
     },
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct State {
     opts: Options,
     hand_no: u32,
@@ -102,7 +102,7 @@ pub struct State {
     last_result: Option<Summary>,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct HandState {
     started_ms: i64,
     first_bidder: SeatNo,
@@ -115,13 +115,13 @@ struct HandState {
 }
 
 /// The banker and its bid.
-#[derive(Clone, Copy, Debug, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 struct Contract {
     banker: SeatNo,
     bid: u32,
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "step", rename_all = "snake_case")]
 enum Phase {
     Bidding(Bidding),
@@ -145,7 +145,7 @@ enum Phase {
     },
 }
 
-#[derive(Clone, Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Tricks {
     turn: SeatNo,
     lead: Option<Lead>,
