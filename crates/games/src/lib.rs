@@ -10,6 +10,7 @@ pub mod sandaha;
 pub mod shuffle;
 #[cfg(test)]
 mod test_rng;
+pub mod trick;
 
 pub use engine::{DynGame, DynState, Game, Registered};
 
