@@ -2,12 +2,12 @@
 //! decks without 3s and 4s, fixed trumps 7 and 2.
 //!
 //! The rules as run here, with every choice the rulings leave open, are in
-//! `docs/rules/sandaha.md`. `order` ranks the cards, `follow` reads leads and follows and finds
-//! a trick's winner, `bidding` runs 定庄, `scoring` the result table, `view` the client types.
+//! `docs/rules/sandaha.md`. The card order, following with structure and the trick winner are
+//! the shared `trick` module's; `follow` adds sandaha's 甩牌 and automatic lead, `bidding` runs
+//! 定庄, `scoring` the result table, `view` the client types.
 
 mod bidding;
 mod follow;
-mod order;
 mod scoring;
 #[cfg(test)]
 mod tests;
@@ -21,10 +21,10 @@ use serde_json::json;
 
 use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
 use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
+use crate::trick::{self, Order};
 
 pub use bidding::{Bidding, Call, OPENING_BID, base_score};
-pub use follow::{Lead, Shape};
-pub use order::{Lane, Order};
+pub use follow::{RANKS, Shape, order};
 pub use scoring::Verdict;
 pub use view::{BottomCapture, Legal, Summary, Trick, TrickPlay, View};
 
@@ -131,16 +131,16 @@ enum Phase {
     },
     Bury {
         contract: Contract,
-        order: Order,
+        trump: Option<Suit>,
     },
     /// Surrender or play on.
     Decide {
         contract: Contract,
-        order: Order,
+        trump: Option<Suit>,
     },
     Tricks {
         contract: Contract,
-        order: Order,
+        trump: Option<Suit>,
         play: Tricks,
     },
 }
@@ -148,7 +148,6 @@ enum Phase {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct Tricks {
     turn: SeatNo,
-    lead: Option<Lead>,
     current: Trick,
     done: Vec<Trick>,
     /// The defenders' points (上分, and 扣底 at the end).
@@ -168,12 +167,13 @@ impl Phase {
         }
     }
 
-    fn order(&self) -> Option<Order> {
+    /// The trump suit once named (`Some(None)`: no trump suit).
+    fn trump(&self) -> Option<Option<Suit>> {
         match self {
             Phase::Bidding(_) | Phase::Trump { .. } => None,
-            Phase::Bury { order, .. }
-            | Phase::Decide { order, .. }
-            | Phase::Tricks { order, .. } => Some(*order),
+            Phase::Bury { trump, .. }
+            | Phase::Decide { trump, .. }
+            | Phase::Tricks { trump, .. } => Some(*trump),
         }
     }
 
@@ -197,9 +197,6 @@ impl Phase {
         }
     }
 }
-
-/// The order hands are sorted by before the trump is named: only the fixed trumps.
-const NO_TRUMP: Order = Order { trump: None };
 
 fn next_seat(seat: SeatNo) -> SeatNo {
     (seat + 1) % SEATS
@@ -252,7 +249,7 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
         bidding::After::Banker { seat, bid } => {
             let bottom = std::mem::take(&mut h.bottom);
             h.hands[seat].extend(bottom.iter().copied());
-            NO_TRUMP.sort_strongest_first(&mut h.hands[seat]);
+            order(None).sort_strongest_first(&mut h.hands[seat]);
             out.events.push(Event::public(
                 "banker",
                 Some(seat),
@@ -265,6 +262,13 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
             };
             None
         }
+    }
+}
+
+impl Tricks {
+    /// 甩牌 is open to `seat` when it is the banker and every defender has shown void in trumps.
+    fn may_throw(&self, seat: SeatNo, banker: SeatNo) -> bool {
+        seat == banker && (0..SEATS).all(|s| s == banker || self.void_in_trumps[s])
     }
 }
 
@@ -282,13 +286,13 @@ fn play_cards(
         .ok_or_else(|| RuleError::not_your_turn("no hand is being played"))?;
     let Phase::Tricks {
         contract,
-        order,
+        trump,
         play,
     } = &mut h.phase
     else {
         return Err(RuleError::illegal("it is not the time to play cards"));
     };
-    let (contract, order) = (*contract, *order);
+    let (contract, order) = (*contract, order(*trump));
     if cards.is_empty() {
         return Err(RuleError::illegal("a play needs at least one card"));
     }
@@ -296,18 +300,11 @@ fn play_cards(
         return Err(not_held());
     }
     let hand = &h.hands[seat];
-    let lead = match play.lead {
-        None => {
-            let may_throw = seat == contract.banker
-                && (0..SEATS).all(|s| s == contract.banker || play.void_in_trumps[s]);
-            let lead = follow::check_lead(order, hand, &cards, may_throw)?;
-            play.lead = Some(lead);
-            play.current.shape = Some(lead.shape);
-            lead
-        }
-        Some(lead) => {
-            follow::check_follow(order, hand, lead, &cards)?;
-            if lead.lane == Lane::Trump
+    let shape = match (play.current.shape, play.current.plays.first()) {
+        (Some(shape), Some(lead)) => {
+            trick::is_legal_follow(&order, hand, &lead.cards, &cards)
+                .map_err(|e| RuleError::illegal(format!("有牌必跟: {e}")))?;
+            if order.is_trump(lead.cards[0])
                 && seat != contract.banker
                 && cards.iter().any(|&c| !order.is_trump(c))
                 && !play.void_in_trumps[seat]
@@ -316,32 +313,40 @@ fn play_cards(
                 out.events
                     .push(Event::public("void_in_trumps", Some(seat), json!({})));
             }
-            lead
+            shape
+        }
+        _ => {
+            let may_throw = play.may_throw(seat, contract.banker);
+            let shape = follow::check_lead(&order, hand, &cards, may_throw)?;
+            play.current.shape = Some(shape);
+            shape
         }
     };
     remove_cards(&mut h.hands[seat], &cards);
     let mut cards = cards;
     order.sort_strongest_first(&mut cards);
+    let leading = play.current.plays.is_empty();
     out.events.push(Event::public(
         "play",
         Some(seat),
-        json!({"cards": cards, "shape": play.current.plays.is_empty().then_some(lead.shape)}),
+        json!({"cards": cards, "shape": leading.then_some(shape)}),
     ));
-    play.current.points += order::points_of(&cards);
+    play.current.points += trick::points(&cards);
     play.current.plays.push(TrickPlay { seat, cards });
     if play.current.plays.len() < SEATS {
         play.turn = next_seat(seat);
         return Ok(None);
     }
-    let plays: Vec<&[Card]> = play
-        .current
-        .plays
-        .iter()
-        .map(|p| p.cards.as_slice())
-        .collect();
-    let won = &play.current.plays[follow::winner(order, lead, &plays)];
+    let plays: Vec<Vec<Card>> = play.current.plays.iter().map(|p| p.cards.clone()).collect();
+    let won = &play.current.plays[trick::trick_winner(&order, &plays)];
     let winner = won.seat;
-    let by_trumps = won.cards.iter().all(|&c| order.is_trump(c));
+    // 扣底 needs the winning play all trumps; its structure sets the multiple.
+    let trump_shape = won
+        .cards
+        .iter()
+        .all(|&c| order.is_trump(c))
+        .then(|| trick::classify(&order, &won.cards).map(|(f, _)| Shape::of(f)))
+        .flatten();
     if winner != contract.banker {
         play.points += play.current.points;
     }
@@ -353,16 +358,14 @@ fn play_cards(
     ));
     let finished = std::mem::replace(&mut play.current, Trick::new(winner));
     play.done.push(finished);
-    play.lead = None;
     play.turn = winner;
     if h.hands.iter().any(|c| !c.is_empty()) {
         return Ok(None);
     }
-    // 扣底: the last trick, won by a defender with trumps, takes the buried points.
     let mut bottom_capture = None;
-    if winner != contract.banker && by_trumps {
-        let multiple = lead.shape.bottom_multiple();
-        let points = order::points_of(&h.bottom) * multiple;
+    if let Some(shape) = trump_shape.filter(|_| winner != contract.banker) {
+        let multiple = shape.bottom_multiple();
+        let points = trick::points(&h.bottom) * multiple;
         play.points += points;
         let capture = BottomCapture { multiple, points };
         out.events.push(Event::public(
@@ -392,7 +395,7 @@ fn play_cards(
 fn most_held_suit(hand: &[Card]) -> Option<Suit> {
     let count = |s: Suit| {
         hand.iter()
-            .filter(|&&c| c.suit() == Some(s) && !NO_TRUMP.is_trump(c))
+            .filter(|&&c| c.suit() == Some(s) && !matches!(c.rank(), Some(7 | 2)))
             .count()
     };
     let mut best: Option<(Suit, usize)> = None;
@@ -406,9 +409,16 @@ fn most_held_suit(hand: &[Card]) -> Option<Suit> {
 }
 
 /// The 8 lowest non-point cards, lowest first (point cards only when there are not enough).
-fn lowest_to_bury(order: Order, hand: &[Card]) -> Vec<Card> {
+fn lowest_to_bury(order: &Order, hand: &[Card]) -> Vec<Card> {
     let mut v = hand.to_vec();
-    v.sort_by_key(|&c| (order::points(c) > 0, order.strength(c), c));
+    v.sort_by_key(|&c| {
+        (
+            trick::card_points(c) > 0,
+            order.is_trump(c),
+            order.pos(c),
+            order.key(c),
+        )
+    });
     v.truncate(BOTTOM);
     v
 }
@@ -492,7 +502,7 @@ impl Game for Sandaha {
         }
         let bottom: Vec<Card> = start.deck.iter().skip(DEALT).copied().collect();
         for (seat, hand) in hands.iter_mut().enumerate() {
-            NO_TRUMP.sort_strongest_first(hand);
+            order(None).sort_strongest_first(hand);
             out.events
                 .push(Event::private("dealt", seat, json!({"cards": hand})));
         }
@@ -548,7 +558,7 @@ impl Game for Sandaha {
                 after_bidding(state, after, &mut out)
             }
             (Phase::Trump { contract }, Action::Trump { suit }) => {
-                let order = Order { trump: suit };
+                let order = order(suit);
                 for hand in &mut h.hands {
                     order.sort_strongest_first(hand);
                 }
@@ -556,11 +566,11 @@ impl Game for Sandaha {
                     .push(Event::public("trump", Some(seat), json!({"suit": suit})));
                 h.phase = Phase::Bury {
                     contract: *contract,
-                    order,
+                    trump: suit,
                 };
                 None
             }
-            (Phase::Bury { contract, order }, Action::Bury { cards }) => {
+            (Phase::Bury { contract, trump }, Action::Bury { cards }) => {
                 if cards.len() != BOTTOM {
                     return Err(RuleError::illegal(format!(
                         "bury exactly {BOTTOM} cards, not {}",
@@ -572,7 +582,7 @@ impl Game for Sandaha {
                 }
                 remove_cards(&mut h.hands[seat], &cards);
                 let mut cards = cards;
-                order.sort_strongest_first(&mut cards);
+                order(*trump).sort_strongest_first(&mut cards);
                 out.events.push(Event::public(
                     "buried",
                     Some(seat),
@@ -586,7 +596,7 @@ impl Game for Sandaha {
                 h.bottom = cards;
                 h.phase = Phase::Decide {
                     contract: *contract,
-                    order: *order,
+                    trump: *trump,
                 };
                 None
             }
@@ -604,16 +614,15 @@ impl Game for Sandaha {
                 state.next_first = next_seat(contract.banker);
                 Some(state.end_hand(summary, points, points))
             }
-            (Phase::Decide { contract, order }, Action::PlayOn {}) => {
+            (Phase::Decide { contract, trump }, Action::PlayOn {}) => {
                 out.events
                     .push(Event::public("play_on", Some(seat), json!({})));
                 let banker = contract.banker;
                 h.phase = Phase::Tricks {
                     contract: *contract,
-                    order: *order,
+                    trump: *trump,
                     play: Tricks {
                         turn: banker,
-                        lead: None,
                         current: Trick::new(banker),
                         done: Vec::new(),
                         points: 0,
@@ -661,14 +670,14 @@ impl Game for Sandaha {
             Phase::Trump { .. } => Action::Trump {
                 suit: most_held_suit(&h.hands[seat]),
             },
-            Phase::Bury { order, .. } => Action::Bury {
-                cards: lowest_to_bury(*order, &h.hands[seat]),
+            Phase::Bury { trump, .. } => Action::Bury {
+                cards: lowest_to_bury(&order(*trump), &h.hands[seat]),
             },
             Phase::Decide { .. } => Action::PlayOn {},
-            Phase::Tricks { order, play, .. } => Action::Play {
-                cards: match play.lead {
-                    None => follow::auto_lead(*order, &h.hands[seat]),
-                    Some(lead) => follow::auto_follow(*order, &h.hands[seat], lead),
+            Phase::Tricks { trump, play, .. } => Action::Play {
+                cards: match play.current.plays.first() {
+                    None => follow::auto_lead(&order(*trump), &h.hands[seat]),
+                    Some(lead) => trick::best_follow(&order(*trump), &h.hands[seat], &lead.cards),
                 },
             },
         }
@@ -719,7 +728,7 @@ impl Game for Sandaha {
         let h = state.hand.as_ref();
         let phase = h.map(|h| &h.phase);
         let contract = phase.and_then(Phase::contract);
-        let order = phase.and_then(Phase::order);
+        let trump = phase.and_then(Phase::trump);
         let tricks = match phase {
             Some(Phase::Tricks { play, .. }) => Some(play),
             _ => None,
@@ -741,8 +750,8 @@ impl Game for Sandaha {
             banker: contract.map(|c| c.banker),
             bid: contract.map(|c| c.bid),
             base_score: contract.map(|c| base_score(c.bid)),
-            trump_chosen: order.is_some(),
-            trump: order.and_then(|o| o.trump),
+            trump_chosen: trump.is_some(),
+            trump: trump.flatten(),
             hand: mine.and_then(|s| h.map(|h| h.hands[s].clone())),
             buried: match (h, contract) {
                 (Some(h), Some(c))
@@ -785,23 +794,23 @@ impl Game for Sandaha {
             Phase::Decide { .. } => vec![Legal::Surrender {}, Legal::PlayOn {}],
             Phase::Tricks {
                 contract,
-                order,
+                trump,
                 play,
-            } => vec![match play.lead {
-                Some(lead) => Legal::Play {
+            } => vec![match play.current.shape {
+                Some(shape) => Legal::Play {
                     lead: false,
-                    count: Some(lead.shape.cards()),
-                    shapes: vec![lead.shape],
+                    count: Some(shape.cards()),
+                    shapes: vec![shape],
                 },
-                None => {
-                    let may_throw = seat == contract.banker
-                        && (0..SEATS).all(|s| s == contract.banker || play.void_in_trumps[s]);
-                    Legal::Play {
-                        lead: true,
-                        count: None,
-                        shapes: follow::lead_shapes(*order, &h.hands[seat], may_throw),
-                    }
-                }
+                None => Legal::Play {
+                    lead: true,
+                    count: None,
+                    shapes: follow::lead_shapes(
+                        &order(*trump),
+                        &h.hands[seat],
+                        play.may_throw(seat, contract.banker),
+                    ),
+                },
             }],
         }
     }

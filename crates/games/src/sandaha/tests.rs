@@ -32,7 +32,7 @@ fn at_play(
     bid: u32,
     trump: Option<Suit>,
 ) -> State {
-    let order = Order { trump };
+    let order = order(trump);
     let mut st = Sandaha::new_match(limited(), 4);
     st.hand_no = 1;
     st.hand = Some(HandState {
@@ -47,10 +47,9 @@ fn at_play(
         bids: Vec::new(),
         phase: Phase::Tricks {
             contract: Contract { banker, bid },
-            order,
+            trump,
             play: Tricks {
                 turn: banker,
-                lead: None,
                 current: Trick::new(banker),
                 done: Vec::new(),
                 points: 0,
@@ -176,31 +175,28 @@ fn deck_array_deals_cards_0_to_83_by_seat_and_84_to_91_to_the_bottom() {
 
 #[test]
 fn trump_order_is_jokers_main_seven_side_sevens_main_two_side_twos_then_trump_suit() {
-    let o = Order {
-        trump: Some(Suit::H),
+    let o = order(Some(Suit::H));
+    // Strength across suits: trumps first, then position in the suit.
+    let strength = |c: &str| {
+        let c = Card::parse(c).unwrap();
+        (o.is_trump(c), o.pos(c))
     };
     let ranked = cards(&[
         "RJ", "BJ", "7H", "7S", "2H", "2C", "AH", "KH", "8H", "6H", "5H",
     ]);
     for w in ranked.windows(2) {
-        assert!(o.strength(w[0]) > o.strength(w[1]), "{} > {}", w[0], w[1]);
+        let key = |c: Card| (o.is_trump(c), o.pos(c));
+        assert!(key(w[0]) > key(w[1]), "{} > {}", w[0], w[1]);
     }
-    assert_eq!(
-        o.strength(Card::parse("7S").unwrap()),
-        o.strength(Card::parse("7D").unwrap())
-    );
-    assert_eq!(
-        o.strength(Card::parse("2S").unwrap()),
-        o.strength(Card::parse("2C").unwrap())
-    );
-    assert!(o.strength(Card::parse("5H").unwrap()) > o.strength(Card::parse("AS").unwrap()));
-    let none = Order { trump: None };
+    assert_eq!(strength("7S"), strength("7D"));
+    assert_eq!(strength("2S"), strength("2C"));
+    assert!(strength("5H") > strength("AS"));
+    let none = order(None);
     assert!(none.is_trump(Card::parse("7C").unwrap()));
     assert!(!none.is_trump(Card::parse("AH").unwrap()));
-    assert_eq!(
-        none.strength(Card::parse("7S").unwrap()),
-        none.strength(Card::parse("7H").unwrap())
-    );
+    let seven = |c: &str| none.pos(Card::parse(c).unwrap());
+    assert_eq!(seven("7S"), seven("7H"));
+    assert_eq!(seven("7S"), seven("2S") + 1);
 }
 
 #[test]
@@ -497,13 +493,11 @@ fn timeout_names_the_suit_held_most_and_buries_the_lowest_non_point_cards() {
         most_held_suit(&cards(&["AH", "KH", "5D", "7S", "7S", "2S", "RJ"])),
         Some(Suit::H)
     );
-    let o = Order {
-        trump: Some(Suit::H),
-    };
+    let o = order(Some(Suit::H));
     let hand = cards(&[
         "5S", "6S", "8S", "10S", "KS", "9D", "6D", "5D", "8C", "6C", "JC", "AH", "6H", "2S",
     ]);
-    let mut buried = lowest_to_bury(o, &hand);
+    let mut buried = lowest_to_bury(&o, &hand);
     buried.sort();
     let mut want = cards(&["6S", "8S", "6D", "9D", "6C", "8C", "JC", "6H"]);
     want.sort();
@@ -579,22 +573,25 @@ fn a_tractor_lead_must_be_followed_by_a_tractor_else_as_many_pairs_as_possible()
     assert_eq!(t.winner, Some(1), "only a tractor contends with a tractor");
 }
 
+/// The shape `list` makes under `o`, if it makes one.
+fn shape(o: &trick::Order, list: &[&str]) -> Option<Shape> {
+    trick::classify(o, &cards(list)).map(|(f, _)| Shape::of(f))
+}
+
 #[test]
 fn six_and_eight_are_neighbours_in_a_tractor() {
-    let o = Order { trump: None };
+    let o = order(None);
     assert_eq!(
-        follow::shape_of(o, &cards(&["6S", "6S", "8S", "8S"])).map(|x| x.1),
+        shape(&o, &["6S", "6S", "8S", "8S"]),
         Some(Shape::Tractor { pairs: 2 })
     );
-    assert_eq!(follow::shape_of(o, &cards(&["5S", "5S", "8S", "8S"])), None);
+    assert_eq!(shape(&o, &["5S", "5S", "8S", "8S"]), None);
 }
 
 #[test]
 fn fixed_trump_pairs_on_consecutive_positions_form_tractors() {
-    let o = Order {
-        trump: Some(Suit::H),
-    };
-    let tractor = |list: &[&str]| follow::shape_of(o, &cards(list)).map(|x| x.1);
+    let o = order(Some(Suit::H));
+    let tractor = |list: &[&str]| shape(&o, list);
     assert_eq!(
         tractor(&["RJ", "RJ", "BJ", "BJ"]),
         Some(Shape::Tractor { pairs: 2 })
@@ -615,9 +612,8 @@ fn fixed_trump_pairs_on_consecutive_positions_form_tractors() {
     assert_eq!(tractor(&["7S", "7S", "7C", "7C"]), None);
     // Two different cards of equal strength are no pair.
     assert_eq!(tractor(&["7S", "7C"]), None);
-    let none = Order { trump: None };
     assert_eq!(
-        follow::shape_of(none, &cards(&["7S", "7S", "2D", "2D"])).map(|x| x.1),
+        shape(&order(None), &["7S", "7S", "2D", "2D"]),
         Some(Shape::Tractor { pairs: 2 })
     );
 }
@@ -1172,11 +1168,12 @@ fn random_subset(rng: &mut Rng, from: &[Card], n: usize) -> Vec<Card> {
 /// A random attempt at a play: often illegal, which `apply` must refuse.
 fn random_play(rng: &mut Rng, st: &State, seat: SeatNo) -> Vec<Card> {
     let h = st.hand.as_ref().unwrap();
-    let Phase::Tricks { order, play, .. } = &h.phase else {
+    let Phase::Tricks { trump, play, .. } = &h.phase else {
         unreachable!()
     };
+    let order = order(*trump);
     let hand = &h.hands[seat];
-    match play.lead {
+    match play.current.plays.first() {
         None => match rng.below(4) {
             0 => hand
                 .iter()
@@ -1190,11 +1187,12 @@ fn random_play(rng: &mut Rng, st: &State, seat: SeatNo) -> Vec<Card> {
             _ => vec![hand[rng.below(hand.len())]],
         },
         Some(lead) => {
-            let n = lead.shape.cards();
+            let n = lead.cards.len();
+            let suit = order.eff(lead.cards[0]);
             let lane: Vec<Card> = hand
                 .iter()
                 .copied()
-                .filter(|&c| order.lane(c) == lead.lane)
+                .filter(|&c| order.eff(c) == suit)
                 .collect();
             let mut p = random_subset(rng, &lane, n);
             let mut rest = hand.clone();
