@@ -38,33 +38,31 @@ impl Formation {
         let mut out = vec![self];
         match self {
             Formation::Tractor { size: 2, .. } => {
-                if n % 4 == 0 {
+                if n.is_multiple_of(4) {
                     out.push(if n == 4 {
                         Formation::Group { size: 4 }
                     } else {
                         Formation::Quads { groups: n / 4 }
                     });
                 }
-                if n % 3 == 0 {
+                if n.is_multiple_of(3) {
                     out.push(Formation::Tractor {
                         size: 3,
                         groups: n / 3,
                     });
                 }
-                if n % 4 == 0 && n >= 8 {
+                if n.is_multiple_of(4) && n >= 8 {
                     out.push(Formation::Tractor {
                         size: 4,
                         groups: n / 4,
                     });
                 }
             }
-            Formation::Tractor { size: 3, .. } => {
-                if n % 4 == 0 {
-                    out.push(Formation::Tractor {
-                        size: 4,
-                        groups: n / 4,
-                    });
-                }
+            Formation::Tractor { size: 3, .. } if n.is_multiple_of(4) => {
+                out.push(Formation::Tractor {
+                    size: 4,
+                    groups: n / 4,
+                });
             }
             Formation::Tractor { size: 4, groups } => out.push(Formation::Quads { groups }),
             _ => {}

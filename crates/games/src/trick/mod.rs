@@ -149,7 +149,7 @@ impl Order {
 
     /// Sorts cards strongest first, trumps first and then each plain suit.
     pub fn sort_strongest_first(&self, cards: &mut [Card]) {
-        cards.sort_by(|a, b| self.key(*b).cmp(&self.key(*a)));
+        cards.sort_by_key(|&c| std::cmp::Reverse(self.key(c)));
     }
 }
 
