@@ -116,7 +116,7 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
         ApiError::Validation(format!(
             "unknown game {:?}; games: {}",
             req.game,
-            games::GAME_NAMES.join(", ")
+            games::names().join(", ")
         ))
     })?;
     if game.seats() != (TABLE_SEATS..=TABLE_SEATS) {

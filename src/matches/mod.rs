@@ -187,7 +187,7 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
         ApiError::Validation(format!(
             "unknown game {:?}; games: {}",
             req.game,
-            games::GAME_NAMES.join(", ")
+            games::names().join(", ")
         ))
     })?;
     let range = game.seats();

@@ -8,6 +8,7 @@ use games::engine::{Ctx, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
 use games::shuffle::{Seed, commitment, shuffle};
 use games::{DynGame, DynState};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Value, json};
 use sqlx::postgres::PgRow;
 use sqlx::types::Json;
@@ -848,6 +849,7 @@ impl Table {
     pub fn view(&self, user: Option<Uuid>) -> View {
         let me = user.and_then(|u| self.seat_of(u));
         let in_hand = self.state.stage() == Stage::InHand;
+        let game_view = self.state.view(me);
         let seats = self
             .seats
             .iter()
@@ -857,7 +859,7 @@ impl Table {
                     seat: i,
                     user_id: Some(s.user_id),
                     username: Some(&s.username),
-                    coins_at_table: self.state.table_coins(i),
+                    coins_at_table: game_view.coins_at_table.get(i).copied().flatten(),
                     auto: s.auto,
                 },
                 None => ViewSeat {
@@ -876,7 +878,10 @@ impl Table {
         if let Some(seat) = me
             && self.seats[seat].as_ref().is_some_and(|s| s.auto)
         {
-            legal_actions.push(json!({ "type": "resume" }));
+            legal_actions.push(
+                RawValue::from_string(r#"{"type":"resume"}"#.to_owned())
+                    .expect("a constant JSON object"),
+            );
         }
         let phase = if self.status == Status::Waiting && self.state.hand_no() == 0 {
             "waiting"
@@ -902,7 +907,7 @@ impl Table {
             legal_actions,
             shuffle_commitment: self.commitment.as_deref(),
             tournament_id: self.tournament_id,
-            state: self.state.view(me),
+            state: game_view.state,
             last_result: self.last_result.as_ref(),
         };
         View::render(self.id, self.version, &body)
@@ -923,10 +928,10 @@ struct ViewBody<'a> {
     phase: &'static str,
     to_act: Vec<SeatNo>,
     deadline: Option<DateTime<Utc>>,
-    legal_actions: Vec<Value>,
+    legal_actions: Vec<Box<RawValue>>,
     shuffle_commitment: Option<&'a str>,
     tournament_id: Option<Uuid>,
-    state: Value,
+    state: Box<RawValue>,
     last_result: Option<&'a Value>,
 }
 

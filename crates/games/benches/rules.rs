@@ -1,6 +1,7 @@
 //! Hot rules paths: 扯旋 hand comparison (the server's split) and settlement, 打炸 combination
 //! detection and legal-move listing, and a state's JSON round trip (done on every move).
 
+use games::engine::parse_options;
 use std::hint::black_box;
 
 use criterion::{Criterion, criterion_group, criterion_main};

@@ -3,7 +3,7 @@
 
 use games::engine::{Ctx, HandStart, Stage};
 use games::shuffle::shuffle;
-use games::{DynState, GAME_NAMES, game};
+use games::{DynState, game, names};
 use proptest::prelude::*;
 use serde_json::{Map, Value, json};
 
@@ -71,7 +71,7 @@ proptest! {
 
     #[test]
     fn arbitrary_options_are_refused_or_accepted_without_panic(raw in arb_json(), seats in 0usize..8) {
-        for name in GAME_NAMES {
+        for name in names() {
             let g = game(name).unwrap();
             if let Ok(opts) = g.options(seats, &raw) {
                 prop_assert!(g.seats().contains(&seats));
@@ -85,7 +85,7 @@ proptest! {
         steps in prop::collection::vec((0usize..8, prop_oneof![arb_json(), arb_action()], any::<bool>()), 1..40),
         seed in any::<u8>(),
     ) {
-        for name in GAME_NAMES {
+        for name in names() {
             let seats = *game(name).unwrap().seats().end();
             let mut state = started(name, seats, seed);
             for (i, (seat, action, legal)) in steps.iter().enumerate() {
