@@ -88,9 +88,14 @@ pub fn check_lead(
         Ok(f) => return Ok(Shape::of(f)),
         Err(e) => e,
     };
-    let all_trumps = cards.iter().all(|&c| order.is_trump(c));
-    if !matches!(err, LeadError::NotOneFormation) || !all_trumps {
+    if !matches!(err, LeadError::NotOneFormation) {
         return Err(RuleError::illegal(err.to_string()));
+    }
+    // The shared message forbids 甩牌 outright; here the banker may throw its trumps.
+    if !cards.iter().all(|&c| order.is_trump(c)) {
+        return Err(RuleError::illegal(
+            "a lead is a single, a pair or a tractor of one suit; only the banker may throw              (甩牌), and only all of its trumps",
+        ));
     }
     if !may_throw {
         return Err(RuleError::illegal(
