@@ -1384,6 +1384,16 @@ fn random_hands_keep_every_invariant() {
                 }
             };
             ended += 1;
+            // Between hands (and after an escape) nothing is hidden any more, and nothing is
+            // shown: no view names a card, the summary included.
+            for viewer in [None, Some(0), Some(1), Some(2), Some(3)] {
+                assert_within(
+                    &view_json::<Sandaha>(&st, viewer),
+                    &[],
+                    "a view between hands",
+                );
+            }
+            assert_within(&result.detail, &[], "the summary");
             assert_eq!(result.units.iter().sum::<i64>(), 0, "{:?}", result.detail);
             let s: Summary = serde_json::from_value(result.detail.clone()).unwrap();
             match s {
