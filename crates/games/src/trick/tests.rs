@@ -489,8 +489,6 @@ fn subsets(pool: &[Card], n: usize) -> Vec<Vec<Card>> {
 /// written out directly, and the auto-play follow is always accepted.
 #[test]
 fn follow_check_matches_brute_force_priority_on_small_hands() {
-    let o = hearts();
-    let mut rng = Rng(7);
     let faces = hand![
         "3S", "4S", "5S", "6S", "8S", "2S", "2D", "2H", "AH", "KH", "BJ"
     ];
@@ -503,19 +501,45 @@ fn follow_check_matches_brute_force_priority_on_small_hands() {
         hand!["9H", "9H", "9H", "10H", "10H", "10H"],
         hand!["9S", "9S", "9S", "9S", "10S", "10S", "10S", "10S"],
     ];
+    brute_force(&hearts(), &faces, &leads, 4, 7);
+}
+
+/// The same for sandaha's order (two decks, so at most pairs; 8 and 6 neighbours; no step 2).
+#[test]
+fn sandaha_follow_check_matches_brute_force_priority_on_small_hands() {
+    let faces = hand![
+        "5D", "6D", "8D", "9D", "7D", "7H", "2D", "2C", "AS", "KS", "RJ"
+    ];
+    let plain = [
+        hand!["QD", "QD", "KD", "KD"],
+        hand!["10D", "10D", "JD", "JD", "QD", "QD"],
+        hand!["JD", "JD"],
+    ];
+    let mut spades = plain.to_vec();
+    spades.push(hand!["7S", "7S", "7C", "7C"]);
+    spades.push(hand!["2C", "2C", "AS", "AS"]);
+    brute_force(&Order::new(SANDAHA, Some(Suit::S)), &faces, &spades, 2, 8);
+    let mut no_trump = plain.to_vec();
+    no_trump.push(hand!["7S", "7S", "2C", "2C"]);
+    no_trump.push(hand!["RJ", "RJ", "BJ", "BJ"]);
+    brute_force(&Order::new(SANDAHA, None), &faces, &no_trump, 2, 9);
+}
+
+fn brute_force(o: &Order, faces: &[Card], leads: &[Vec<Card>], copies: usize, seed: u64) {
+    let mut rng = Rng(seed);
     for _ in 0..300 {
         let n = 8 + rng.below(5);
         let hand: Vec<Card> =
             (0..n)
                 .map(|_| faces[rng.below(faces.len())])
                 .fold(Vec::new(), |mut h, card| {
-                    if h.iter().filter(|&&x| x == card).count() < 4 {
+                    if h.iter().filter(|&&x| x == card).count() < copies {
                         h.push(card);
                     }
                     h
                 });
-        for lead in &leads {
-            let (lead_form, _) = classify(&o, lead).unwrap();
+        for lead in leads {
+            let (lead_form, _) = classify(o, lead).unwrap();
             let suit = o.eff(lead[0]).unwrap();
             let in_suit: Vec<Card> = hand
                 .iter()
@@ -525,14 +549,14 @@ fn follow_check_matches_brute_force_priority_on_small_hands() {
             let all = subsets(&hand, lead.len());
             let answers = lead_form.answers();
             let is_answer = |p: &[Card]| {
-                classify(&o, p).is_some_and(|(f, _)| answers.contains(&f))
+                classify(o, p).is_some_and(|(f, _)| answers.contains(&f))
                     && p.iter().all(|&x| o.eff(x) == Some(suit))
             };
             let any_answer = all.iter().any(|p| is_answer(p));
             let best = all
                 .iter()
                 .filter(|p| p.iter().all(|&x| o.eff(x) == Some(suit)))
-                .map(|p| follow::score(&o, p))
+                .map(|p| follow::score(o, p))
                 .max();
             for p in &all {
                 let expected = if in_suit.is_empty() {
@@ -542,18 +566,18 @@ fn follow_check_matches_brute_force_priority_on_small_hands() {
                 } else if any_answer {
                     is_answer(p)
                 } else {
-                    p.iter().all(|&x| o.eff(x) == Some(suit)) && Some(follow::score(&o, p)) == best
+                    p.iter().all(|&x| o.eff(x) == Some(suit)) && Some(follow::score(o, p)) == best
                 };
                 assert_eq!(
-                    is_legal_follow(&o, &hand, lead, p).is_ok(),
+                    is_legal_follow(o, &hand, lead, p).is_ok(),
                     expected,
                     "hand {hand:?} lead {lead:?} play {p:?}"
                 );
             }
             if hand.len() >= lead.len() {
-                let auto = best_follow(&o, &hand, lead);
+                let auto = best_follow(o, &hand, lead);
                 assert_eq!(
-                    is_legal_follow(&o, &hand, lead, &auto),
+                    is_legal_follow(o, &hand, lead, &auto),
                     Ok(()),
                     "{hand:?} {lead:?}"
                 );
