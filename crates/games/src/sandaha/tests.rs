@@ -1428,3 +1428,53 @@ fn random_hands_keep_every_invariant() {
         "{ended} {escapes} {captures}"
     );
 }
+
+#[test]
+fn legal_play_lists_the_shapes_the_leader_holds_and_the_led_shape_to_followers() {
+    let mut st = at_play(
+        [
+            &["6S", "6S", "8S", "8S", "9S", "9S", "AD"],
+            &["5S", "6S", "8S", "9S", "JS", "QS", "KD"],
+            &["5C"; 7],
+            &["5D"; 7],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    assert_eq!(
+        Sandaha::legal_actions(&st, 0),
+        vec![Legal::Play {
+            lead: true,
+            count: None,
+            shapes: vec![
+                Shape::Single,
+                Shape::Pair,
+                Shape::Tractor { pairs: 2 },
+                Shape::Tractor { pairs: 3 },
+            ],
+        }]
+    );
+    assert!(
+        Sandaha::legal_actions(&st, 1).is_empty(),
+        "not seat 1's turn"
+    );
+    play(&mut st, 0, &["6S", "6S", "8S", "8S"]);
+    assert_eq!(
+        Sandaha::legal_actions(&st, 1),
+        vec![Legal::Play {
+            lead: false,
+            count: Some(4),
+            shapes: vec![Shape::Tractor { pairs: 2 }],
+        }]
+    );
+    let auto = Sandaha::auto_action(&st, 1);
+    assert_eq!(
+        auto,
+        Action::Play {
+            cards: cards(&["5S", "6S", "8S", "9S"])
+        }
+    );
+    act(&mut st, 1, auto);
+}
