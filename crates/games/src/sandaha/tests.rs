@@ -1480,3 +1480,24 @@ fn legal_play_lists_the_shapes_the_leader_holds_and_the_led_shape_to_followers()
     );
     act(&mut st, 1, auto);
 }
+
+#[test]
+fn without_a_tractor_any_pairs_will_do_as_long_as_there_are_as_many_as_possible() {
+    let mut st = at_play(
+        [
+            &["5S", "5S", "6S", "6S", "8S", "8S"],
+            &["9S", "9S", "10S", "10S", "QS", "QS", "AS", "AS", "KS"],
+            &["5C"; 6],
+            &["5D"; 6],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["5S", "5S", "6S", "6S", "8S", "8S"]);
+    let e = refused_play(&mut st, 1, &["9S", "9S", "QS", "QS", "AS", "KS"]);
+    assert!(e.contains("有牌必跟"), "{e}");
+    // 9-10 would be a two-pair tractor; sandaha asks only for three pairs.
+    play(&mut st, 1, &["9S", "9S", "QS", "QS", "AS", "AS"]);
+}
