@@ -1501,3 +1501,65 @@ fn without_a_tractor_any_pairs_will_do_as_long_as_there_are_as_many_as_possible(
     // 9-10 would be a two-pair tractor; sandaha asks only for three pairs.
     play(&mut st, 1, &["9S", "9S", "QS", "QS", "AS", "AS"]);
 }
+
+#[test]
+fn schemas_describe_every_action_and_the_typed_view() {
+    use crate::engine::{DynGame, Registered};
+    let g = Registered::<Sandaha>::new();
+    let s = g.schemas();
+    let text = s.action.to_string();
+    for t in [
+        "bid",
+        "pass",
+        "trump",
+        "bury",
+        "surrender",
+        "play_on",
+        "play",
+    ] {
+        assert!(
+            text.contains(&format!("\"{t}\"")),
+            "action schema lacks {t}"
+        );
+    }
+    for (name, schema) in [
+        ("state", &s.state),
+        ("legal", &s.legal_action),
+        ("summary", &s.last_result),
+    ] {
+        assert!(
+            schema.get("properties").is_some() || schema.get("oneOf").is_some(),
+            "{name}: {schema}"
+        );
+    }
+}
+
+#[test]
+fn malformed_actions_are_refused_as_invalid_and_change_nothing() {
+    use crate::engine::{DynGame, Registered, RuleErrorKind};
+    let g = Registered::<Sandaha>::new();
+    let opts = g.options(4, &json!({})).unwrap();
+    let mut st = g.new_match(&opts, 4).unwrap();
+    st.start_hand(HandStart {
+        deck: g.deck(&opts).unwrap(),
+        ctx: T0,
+        wallets: vec![0; 4],
+        scores: vec![0; 4],
+    });
+    let before = st.save();
+    for bad in [
+        json!({"type": "bid", "value": -5}),
+        json!({"type": "bid", "value": "90"}),
+        json!({"type": "bid"}),
+        json!({"type": "pass", "extra": 1}),
+        json!({"type": "trump", "suit": "X"}),
+        json!({"type": "bury", "cards": ["ZZ"]}),
+        json!({"type": "play", "cards": "QH"}),
+        json!({"type": "fold"}),
+        json!([]),
+    ] {
+        let e = st.apply(0, &bad, T0).expect_err("refused");
+        assert_eq!(e.kind, RuleErrorKind::Invalid, "{bad}: {}", e.detail);
+        assert_eq!(st.save(), before);
+    }
+}
