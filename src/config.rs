@@ -31,6 +31,9 @@ pub struct Config {
     /// Register and login attempts allowed per client address per minute (`PAIJU_AUTH_PER_MIN`,
     /// default 30; the burst is the same number).
     pub auth_per_minute: u32,
+    /// Reverse proxies whose `X-Forwarded-For` names the client (`PAIJU_TRUSTED_PROXIES`,
+    /// comma-separated addresses; none by default).
+    pub trusted_proxies: Vec<std::net::IpAddr>,
 }
 
 impl Config {
@@ -71,6 +74,18 @@ impl Config {
                 n => n as usize,
             },
             auth_per_minute: num("PAIJU_AUTH_PER_MIN", 30)?.clamp(1, u32::MAX as u64) as u32,
+            trusted_proxies: var("PAIJU_TRUSTED_PROXIES")
+                .map(|v| {
+                    v.split(',')
+                        .map(|a| {
+                            a.trim().parse().map_err(|_| {
+                                anyhow::anyhow!("PAIJU_TRUSTED_PROXIES: {a:?} is not an IP address")
+                            })
+                        })
+                        .collect::<anyhow::Result<Vec<_>>>()
+                })
+                .transpose()?
+                .unwrap_or_default(),
         })
     }
 }

@@ -9,6 +9,7 @@ pub mod matches;
 pub mod metrics;
 pub mod openapi;
 pub mod pglocal;
+pub mod players;
 pub mod routes;
 pub mod startup;
 pub mod telemetry;

@@ -13,7 +13,7 @@ use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError, get, web};
 use sqlx::PgPool;
 
-use crate::error::{ApiError, ApiResult};
+use crate::error::ApiError;
 
 /// Upper bounds (seconds) of the action latency histogram's buckets.
 const BUCKETS: [f64; 12] = [
@@ -107,6 +107,8 @@ pub async fn track(
     let started = Instant::now();
     let registry = req.app_data::<web::Data<Metrics>>().cloned();
     let method = method_label(req.method());
+    // A label only (an odd spelling of a path counts as "unmatched"); limits and auth key on
+    // what the router matched.
     let route = crate::routes::pattern_of(req.path()).unwrap_or("unmatched");
     let res = next.call(req).await?.map_into_boxed_body();
     let (status, secs) = (res.status().as_u16(), started.elapsed().as_secs_f64());
@@ -125,23 +127,42 @@ pub async fn track(
     Ok(res)
 }
 
-/// A token bucket per client address for the routes that hash passwords.
+/// A token bucket per client address for the routes that hash passwords (they wrap themselves
+/// with [`rate_limit`]). The buckets live in this process: with several processes behind a
+/// balancer, each allows its own `per_minute`.
 pub struct RateLimiter {
     per_minute: f64,
     burst: f64,
     buckets: Mutex<HashMap<IpAddr, (f64, Instant)>>,
+    /// Peers whose `X-Forwarded-For` is believed (`PAIJU_TRUSTED_PROXIES`).
+    trusted: Vec<IpAddr>,
 }
 
 impl RateLimiter {
-    const LIMITED: [&'static str; 2] = ["/v1/auth/register", "/v1/auth/login"];
     const MAX_TRACKED: usize = 100_000;
 
-    pub fn new(per_minute: u32) -> RateLimiter {
+    pub fn new(per_minute: u32, trusted: Vec<IpAddr>) -> RateLimiter {
         RateLimiter {
             per_minute: per_minute as f64,
             burst: per_minute.max(1) as f64,
             buckets: Mutex::new(HashMap::new()),
+            trusted,
         }
+    }
+
+    /// The client's address: the peer's, or, when the peer is a trusted proxy, the last address
+    /// in `X-Forwarded-For` that is not itself a trusted proxy (the ones before it are the
+    /// client's to write and prove nothing).
+    pub fn client(&self, peer: IpAddr, forwarded_for: Option<&str>) -> IpAddr {
+        if !self.trusted.contains(&peer) {
+            return peer;
+        }
+        forwarded_for
+            .into_iter()
+            .flat_map(|h| h.rsplit(','))
+            .map_while(|a| a.trim().parse::<IpAddr>().ok())
+            .find(|a| !self.trusted.contains(a))
+            .unwrap_or(peer)
     }
 
     /// Takes a token for `ip`; `false` when its bucket is empty.
@@ -173,10 +194,17 @@ pub async fn rate_limit(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
-    if RateLimiter::LIMITED.contains(&req.path())
-        && let Some(limiter) = req.app_data::<web::Data<RateLimiter>>()
-        && let Some(ip) = req.peer_addr().map(|a| a.ip())
-        && !limiter.allow(ip, Instant::now())
+    if let Some(limiter) = req.app_data::<web::Data<RateLimiter>>()
+        && let Some(peer) = req.peer_addr().map(|a| a.ip())
+        && !limiter.allow(
+            limiter.client(
+                peer,
+                req.headers()
+                    .get("x-forwarded-for")
+                    .and_then(|v| v.to_str().ok()),
+            ),
+            Instant::now(),
+        )
     {
         let err = ApiError::RateLimited(
             "too many register or login attempts from this address; wait a minute".into(),
@@ -191,14 +219,34 @@ pub async fn rate_limit(
     Ok(next.call(req).await?.map_into_boxed_body())
 }
 
-/// Prometheus text format.
+/// Prometheus text format. The process's own figures are always there; the database's are
+/// added when it answers, and `paiju_database_up` says whether it did, so an outage does not
+/// blank the scrape.
 #[get("/metrics")]
-pub async fn scrape(pool: web::Data<PgPool>, m: web::Data<Metrics>) -> ApiResult<HttpResponse> {
+pub async fn scrape(pool: web::Data<PgPool>, m: web::Data<Metrics>) -> HttpResponse {
     let mut out = String::new();
     m.render(&mut out);
+    let db = database_figures(&pool).await;
+    out.push_str(
+        "# HELP paiju_database_up Whether the database answered this scrape.
+# TYPE paiju_database_up gauge
+",
+    );
+    let _ = writeln!(out, "paiju_database_up {}", u8::from(db.is_ok()));
+    match db {
+        Ok(figures) => out.push_str(&figures),
+        Err(e) => tracing::warn!(error = %e, "metrics: the database did not answer"),
+    }
+    HttpResponse::Ok()
+        .content_type("text/plain; version=0.0.4; charset=utf-8")
+        .body(out)
+}
+
+async fn database_figures(pool: &PgPool) -> Result<String, sqlx::Error> {
+    let mut out = String::new();
     let by_status: Vec<(String, i64)> =
         sqlx::query_as("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status")
-            .fetch_all(pool.get_ref())
+            .fetch_all(pool)
             .await?;
     out.push_str("# HELP paiju_matches Matches by status.\n# TYPE paiju_matches gauge\n");
     for status in ["waiting", "playing", "finished", "aborted"] {
@@ -209,16 +257,14 @@ pub async fn scrape(pool: web::Data<PgPool>, m: web::Data<Metrics>) -> ApiResult
         "SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(deadline_at)), 0)::float8
            FROM matches WHERE deadline_at <= now()",
     )
-    .fetch_one(pool.get_ref())
+    .fetch_one(pool)
     .await?;
     out.push_str(
         "# HELP paiju_sweeper_lag_seconds How long the most overdue turn has waited past its deadline.\n\
          # TYPE paiju_sweeper_lag_seconds gauge\n",
     );
     let _ = writeln!(out, "paiju_sweeper_lag_seconds {lag}");
-    Ok(HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(out))
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -229,7 +275,7 @@ mod tests {
 
     #[test]
     fn a_bucket_empties_and_refills_with_time() {
-        let l = RateLimiter::new(3);
+        let l = RateLimiter::new(3, Vec::new());
         let ip: IpAddr = "10.0.0.1".parse().unwrap();
         let t0 = Instant::now();
         assert!((0..3).all(|_| l.allow(ip, t0)));
@@ -243,6 +289,23 @@ mod tests {
             "one token back after 20 s"
         );
         assert!(!l.allow(ip, t0 + Duration::from_secs(21)));
+    }
+
+    #[test]
+    fn forwarded_addresses_count_only_behind_a_trusted_proxy() {
+        let proxy: IpAddr = "10.0.0.9".parse().unwrap();
+        let client: IpAddr = "203.0.113.7".parse().unwrap();
+        let l = RateLimiter::new(3, vec![proxy]);
+        let xff = Some("198.51.100.1, 203.0.113.7");
+        assert_eq!(l.client(proxy, xff), client, "the address the proxy saw");
+        assert_eq!(l.client(client, xff), client, "an untrusted peer is itself");
+        assert_eq!(l.client(proxy, None), proxy);
+        assert_eq!(l.client(proxy, Some("garbage")), proxy);
+        assert_eq!(
+            l.client(proxy, Some("203.0.113.7, 10.0.0.9")),
+            client,
+            "proxies in the chain are skipped"
+        );
     }
 
     #[test]

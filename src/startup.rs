@@ -80,13 +80,15 @@ impl Application {
         let move_conns = web::Data::new(MoveConns::new(pool.clone(), config.db_pool));
         let hub_data = web::Data::new(hub);
         let metrics = web::Data::new(Metrics::default());
-        let limiter = web::Data::new(RateLimiter::new(config.auth_per_minute));
+        let limiter = web::Data::new(RateLimiter::new(
+            config.auth_per_minute,
+            config.trusted_proxies.clone(),
+        ));
         let lobby_data = web::Data::new(LobbySettings {
             turn_timeout_secs: config.lobby_turn_timeout_secs,
         });
         let server = HttpServer::new(move || {
             App::new()
-                .wrap(middleware::from_fn(metrics::rate_limit))
                 .wrap(middleware::from_fn(metrics::track))
                 .app_data(metrics.clone())
                 .app_data(limiter.clone())

@@ -89,29 +89,13 @@ async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> ApiResult<Tourna
         .ok_or_else(|| ApiError::NotFound(format!("no tournament with id {id}")))
 }
 
-/// A player registered in a tournament that is not over (and who is still in it) stays in its
-/// lobby: no other matches, no other tournaments (seed: 只能停留在大厅).
-pub async fn ensure_free_to_play(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
-    let busy: Option<String> = sqlx::query_scalar(
-        "SELECT t.name FROM tournament_players p JOIN tournaments t ON t.id = p.tournament_id
-          WHERE p.user_id = $1 AND t.status IN ('registering', 'running')
-            AND p.in_field IS NOT FALSE AND p.eliminated_round IS NULL
-          LIMIT 1",
-    )
-    .bind(user)
-    .fetch_optional(conn)
-    .await?;
-    match busy {
-        Some(name) => Err(ApiError::Conflict(format!(
-            "you are registered in the tournament {name:?}: until you withdraw, are eliminated \
-             or it ends, you can only play its tables"
-        ))),
-        None => Ok(()),
-    }
-}
+/// A round's hands: enough for any game's 局, few enough that a table of absent players
+/// (paced at one hand per turn time) still ends its round in reasonable time.
+const MAX_HANDS_PER_ROUND: u32 = 100;
 
 pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> ApiResult<Value> {
-    user.require(Role::Organiser)?;
+    user.require(&mut *pool.acquire().await?, Role::Organiser)
+        .await?;
     let game = games::game(&req.game).ok_or_else(|| {
         ApiError::Validation(format!(
             "unknown game {:?}; games: {}",
@@ -131,10 +115,23 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
             req.entry_fee
         )));
     }
-    if !(1..=1000).contains(&req.hands_per_round) {
+    if !(1..=MAX_HANDS_PER_ROUND).contains(&req.hands_per_round) {
         return Err(ApiError::Validation(format!(
-            "hands_per_round must be from 1 to 1000, got {}",
+            "hands_per_round must be from 1 to {MAX_HANDS_PER_ROUND}, got {}",
             req.hands_per_round
+        )));
+    }
+    let now = Utc::now();
+    let earliest = now - chrono::Duration::days(1);
+    let latest = now + chrono::Duration::days(366);
+    if !(earliest..=latest).contains(&req.starts_at) {
+        return Err(ApiError::Validation(format!(
+            "starts_at must be between {} and {} (a time already past starts the tournament \
+             at once), got {}",
+            earliest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            latest.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+            req.starts_at
+                .to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
         )));
     }
     let name = req
@@ -344,7 +341,8 @@ pub async fn register(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Val
             "you are already registered in this tournament".into(),
         ));
     }
-    ensure_free_to_play(&mut tx, user.id).await?;
+    crate::players::lock_free_to_play(&mut tx, user.id).await?;
+    crate::players::ensure_not_seated_or_queued(&mut tx, user.id).await?;
     let balance = ledger::balance(&mut tx, user.id).await?;
     if balance < t.entry_fee {
         return Err(ApiError::InsufficientCoins(format!(
@@ -392,7 +390,8 @@ pub async fn withdraw(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<()>
 
 /// The organiser (or an admin) starts the tournament before `starts_at`.
 pub async fn start_now(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
-    user.require(Role::Organiser)?;
+    user.require(&mut *pool.acquire().await?, Role::Organiser)
+        .await?;
     let mut tx = pool.begin().await?;
     let t = load(&mut tx, id, true).await?;
     if t.created_by != user.id && user.role != Role::Admin {

@@ -10,6 +10,7 @@ use std::future::{Ready, ready};
 
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
+use sqlx::PgConnection;
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -52,14 +53,17 @@ pub struct AuthUser {
 }
 
 impl AuthUser {
-    pub fn require(&self, role: Role) -> Result<(), ApiError> {
-        if self.role >= role {
+    /// Refuses a caller whose account's role, as it is now (not as the token says), is below
+    /// `role`: a demoted admin loses admin powers at once.
+    pub async fn require(&self, conn: &mut PgConnection, role: Role) -> Result<(), ApiError> {
+        let current = crate::players::current_role(conn, self.id).await?;
+        if current >= role {
             Ok(())
         } else {
             Err(ApiError::Forbidden(format!(
                 "this needs the {} role; you are {}",
                 role.as_str(),
-                self.role.as_str()
+                current.as_str()
             )))
         }
     }
@@ -82,11 +86,13 @@ fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
         .ok_or_else(|| ApiError::Unauthorized("missing Authorization: Bearer token".into()))?;
+    // The scheme name is case-insensitive (RFC 7235).
     let token = header
         .to_str()
         .ok()
-        .and_then(|h| h.strip_prefix("Bearer "))
-        .map(str::trim)
+        .and_then(|h| h.trim_start().split_once(' '))
+        .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+        .map(|(_, t)| t.trim())
         .filter(|t| !t.is_empty())
         .ok_or_else(|| {
             ApiError::Unauthorized("the Authorization header must be \"Bearer <token>\"".into())

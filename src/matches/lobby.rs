@@ -66,7 +66,8 @@ pub async fn enqueue(
     }
     let room = CoinRoom::with_stake(stake);
     let mut tx = pool.begin().await?;
-    crate::tournaments::ensure_free_to_play(&mut tx, user.id).await?;
+    crate::players::lock_free_to_play(&mut tx, user.id).await?;
+    crate::players::ensure_not_in_coin_room(&mut tx, user.id).await?;
     require_coins(&mut tx, user.id, room.min_coins).await?;
     let existing: Option<Option<Uuid>> =
         sqlx::query_scalar("SELECT match_id FROM lobby_queue WHERE user_id = $1 FOR UPDATE")

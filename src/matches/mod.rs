@@ -1,6 +1,7 @@
 //! Match lifecycle: create, join, leave, act, read, events, replay. Every change is one
 //! transaction holding the match row lock (see `table`).
 
+pub mod autoplay;
 pub mod cache;
 pub mod gate;
 pub mod lobby;
@@ -212,9 +213,14 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
         )));
     }
     if req.seed.is_some() || req.deck.is_some() {
-        user.require(Role::Admin).map_err(|_| {
-            ApiError::Forbidden("only an admin may fix the seed or the deck".into())
-        })?;
+        user.require(&mut *pool.acquire().await?, Role::Admin)
+            .await
+            .map_err(|e| match e {
+                ApiError::Forbidden(_) => {
+                    ApiError::Forbidden("only an admin may fix the seed or the deck".into())
+                }
+                other => other,
+            })?;
     }
     let seed = req
         .seed
@@ -232,8 +238,10 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
 
     let mut tx = pool.begin().await?;
     if join {
-        crate::tournaments::ensure_free_to_play(&mut tx, user.id).await?;
+        crate::players::lock_free_to_play(&mut tx, user.id).await?;
         require_coins(&mut tx, user.id, platform.entry_coins()).await?;
+    } else {
+        crate::players::lock(&mut tx, user.id).await?;
     }
     let mut t = insert_table(
         &mut tx,
@@ -301,7 +309,7 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
             .ok_or_else(|| ApiError::MatchFull("every seat of this match is taken".into()))?,
     };
     let min = buy_in.max(t.platform.entry_coins());
-    crate::tournaments::ensure_free_to_play(&mut tx, user.id).await?;
+    crate::players::lock_free_to_play(&mut tx, user.id).await?;
     require_coins(&mut tx, user.id, min).await?;
     insert_seat(&mut tx, &mut t, seat, user.id, &user.username).await?;
     t.advance(&mut tx).await?;

@@ -7,7 +7,9 @@ use crate::error::ApiError;
 
 pub const DEFAULT_TURN_TIMEOUT_SECS: u32 = 20;
 const MAX_TURN_TIMEOUT_SECS: u64 = 86_400;
-const MAX_HANDS: u64 = 100_000;
+/// The most hands a match may be asked to play (`hands`, `hands_per_game`): a long session's
+/// worth, and a bound on what a table of absent players can write (docs/rules/README.md).
+const MAX_HANDS: u64 = 1_000;
 const MAX_COINS: u64 = 1_000_000_000;
 
 /// 金币场: coins move after every hand by the game's units × `stake`.

@@ -9,11 +9,9 @@ use sqlx::PgPool;
 use tokio::sync::watch;
 use uuid::Uuid;
 
+use super::autoplay::TIMEOUTS_TO_AUTO;
 use super::table::{ActionKind, Table};
 use crate::error::ApiError;
-
-/// A seat that timed out this many times in a row is put in 托管 (automatic play).
-const TIMEOUTS_TO_AUTO: i32 = 2;
 
 /// Runs until `stop` changes.
 pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>) {

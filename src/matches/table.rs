@@ -5,7 +5,7 @@
 use chrono::{DateTime, Utc};
 use games::cards::Card;
 use games::engine::{Ctx, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
-use games::shuffle::{Seed, commitment, shuffle};
+use games::shuffle::{Seed, commitment, hand_seed, shuffle};
 use games::{DynGame, DynState};
 use serde::Deserialize;
 use serde_json::value::RawValue;
@@ -17,13 +17,32 @@ use uuid::Uuid;
 
 use super::options::{CoinRoom, PlatformOptions};
 use super::view::View;
-use super::{cache, room};
+use super::{autoplay, cache, room};
 use crate::error::ApiError;
 use crate::ledger::{self, Party, TxMeta};
 
-/// Bound on automatic steps in one transaction; a game that would loop forever is a bug, and
-/// this turns it into an error instead of a hung request.
+/// Bound on automatic steps in one transaction, so that one request or sweep does bounded
+/// work; a table stopped by it is due at once and the sweeper goes on with it.
 const MAX_AUTO_STEPS: usize = 2_000;
+
+/// Why `advance` stopped, which decides the deadline it leaves.
+enum Stop {
+    /// Nothing to wait for: the match is waiting for players, or over.
+    Idle,
+    /// Seats not in 托管 must act.
+    Turn,
+    /// A hand was dealt and played out by automatic actions alone: the next one at the next
+    /// deadline.
+    Paced,
+    /// Everyone is in 托管 at a table that does not play on alone.
+    Paused,
+    /// `MAX_AUTO_STEPS` reached.
+    Bound,
+}
+
+fn secs(n: u32) -> chrono::Duration {
+    chrono::Duration::seconds(n.into())
+}
 
 #[derive(Clone, Debug, Deserialize, serde::Serialize)]
 pub struct SeatRow {
@@ -575,46 +594,76 @@ impl Table {
 
     /// Runs everything that happens without a client: dealing when every seat is taken,
     /// playing seats in 托管 (and empty seats) at once, finishing. Then sets the deadline.
+    ///
+    /// Every way out leaves a table whose play is not over with a deadline the sweeper follows
+    /// (docs/rules/README.md § Tables nobody plays): a seat's turn, the next hand of a table where
+    /// everyone is in 托管 (one hand per transaction, paced by the turn time), the end of a
+    /// pause, or "now" when one transaction's bound on automatic steps was reached.
     pub async fn advance(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        // The sweeper came for a table stopped between hands (paced or paused).
+        let entered_due = self.state.stage() == Stage::NeedsDeal
+            && self.deadline_at.is_some_and(|d| d <= self.now);
+        let entered_pause = match self.deadline_at {
+            Some(d) if d > self.now && self.state.stage() == Stage::NeedsDeal => Some(d),
+            _ => None,
+        };
+        let mut dealt = false;
+        let mut stop = Stop::Bound;
         for _ in 0..MAX_AUTO_STEPS {
             match self.state.stage() {
                 Stage::Finished => {
                     self.status = Status::Finished;
+                    stop = Stop::Idle;
                     break;
                 }
                 Stage::NeedsDeal => {
                     let hands_done = self.state.hand_no();
                     if self.platform.hands.is_some_and(|h| hands_done >= h) {
                         self.status = Status::Finished;
+                        stop = Stop::Idle;
                         break;
                     }
                     if !self.full() {
                         self.status = Status::Waiting;
+                        stop = Stop::Idle;
                         break;
                     }
-                    // When every player is in 托管 the table does not start a new 局 by
-                    // itself (a hand at tables without 局, a room fee's worth of hands in coin
-                    // rooms): `resume` from any of them goes on. Tables with a hand limit
-                    // (tournaments) play out.
-                    let new_ju = match &self.platform.room {
-                        Some(room) => hands_done.is_multiple_of(room.hands_per_game),
-                        None => true,
-                    };
-                    if hands_done > 0
-                        && new_ju
-                        && self.platform.hands.is_none()
-                        && self.seats.iter().flatten().all(|s| s.auto)
-                    {
+                    let everyone_away =
+                        hands_done > 0 && self.seats.iter().flatten().all(|s| s.auto);
+                    if everyone_away {
+                        match autoplay::between_hands(&self.platform, hands_done, entered_due) {
+                            autoplay::Next::Deal => {}
+                            autoplay::Next::Pause => {
+                                self.status = Status::Playing;
+                                stop = Stop::Paused;
+                                break;
+                            }
+                            autoplay::Next::Abandon => {
+                                self.status = Status::Finished;
+                                self.platform_event(
+                                    "abandoned",
+                                    None,
+                                    json!({ "reason": "every player stayed away" }),
+                                );
+                                stop = Stop::Idle;
+                                break;
+                            }
+                        }
+                    }
+                    if !autoplay::deal_now(dealt) {
                         self.status = Status::Playing;
+                        stop = Stop::Paced;
                         break;
                     }
                     if let Some(room) = self.platform.room.clone()
                         && self.room_must_dissolve(conn, &room).await?
                     {
                         self.status = Status::Finished;
+                        stop = Stop::Idle;
                         break;
                     }
                     self.deal(conn).await?;
+                    dealt = true;
                 }
                 Stage::InHand => {
                     self.status = Status::Playing;
@@ -625,6 +674,11 @@ impl Table {
                         .filter(|&s| self.seats[s].as_ref().is_none_or(|r| r.auto))
                         .collect();
                     if auto.is_empty() {
+                        stop = if self.state.to_act().is_empty() {
+                            Stop::Idle
+                        } else {
+                            Stop::Turn
+                        };
                         break;
                     }
                     for seat in auto {
@@ -636,11 +690,13 @@ impl Table {
                 }
             }
         }
-        self.deadline_at = match self.status {
-            Status::Playing if !self.state.to_act().is_empty() => {
-                Some(self.now + chrono::Duration::seconds(self.platform.turn_timeout_secs as i64))
-            }
-            _ => None,
+        let turn = self.platform.turn_timeout_secs;
+        self.deadline_at = match stop {
+            Stop::Idle => None,
+            Stop::Turn => Some(self.now + secs(self.state.wait_secs(turn))),
+            Stop::Paced => Some(self.now + secs(autoplay::PACE_SECS.min(turn))),
+            Stop::Paused => Some(entered_pause.unwrap_or(self.now + secs(autoplay::PAUSE_SECS))),
+            Stop::Bound => Some(self.now),
         };
         Ok(())
     }
@@ -649,12 +705,13 @@ impl Table {
         let hand_no = self.state.hand_no() + 1;
         let seed: Seed = match &self.fixed_seed {
             Some(s) => {
-                // Each hand of a fixed-seed match has its own seed, derived from the fixed one.
-                let mut seed = [0u8; 32];
-                seed.copy_from_slice(&s[..32]);
-                seed[0] ^= (hand_no & 0xff) as u8;
-                seed[1] ^= ((hand_no >> 8) & 0xff) as u8;
-                seed
+                let fixed: Seed = s.as_slice().try_into().map_err(|_| {
+                    ApiError::Internal(anyhow::anyhow!(
+                        "match {}: stored seed is not 32 bytes",
+                        self.id
+                    ))
+                })?;
+                hand_seed(&fixed, hand_no)
             }
             None => {
                 let mut seed = [0u8; 32];

@@ -64,7 +64,8 @@ pub async fn grant(
     user: AuthUser,
     body: web::Json<Grant>,
 ) -> ApiResult<HttpResponse> {
-    user.require(Role::Admin)?;
+    user.require(&mut *pool.acquire().await?, Role::Admin)
+        .await?;
     if !(1..=MAX_GRANT).contains(&body.amount) {
         return Err(ApiError::Validation(format!(
             "amount must be from 1 to {MAX_GRANT}, got {}",
@@ -126,7 +127,8 @@ pub async fn set_role(
     path: web::Path<Uuid>,
     body: web::Json<RoleChange>,
 ) -> ApiResult<HttpResponse> {
-    user.require(Role::Admin)?;
+    user.require(&mut *pool.acquire().await?, Role::Admin)
+        .await?;
     let id = path.into_inner();
     let row: Option<(Uuid, String)> =
         sqlx::query_as("UPDATE users SET role = $2 WHERE id = $1 RETURNING id, username")

@@ -93,7 +93,12 @@ pub async fn create_user(
     Ok(id)
 }
 
-#[post("/v1/auth/register")]
+// The limiter wraps the route itself, so it runs for every spelling of the path the router
+// accepts (percent-encoded letters included).
+#[post(
+    "/v1/auth/register",
+    wrap = "actix_web::middleware::from_fn(crate::metrics::rate_limit)"
+)]
 pub async fn register(
     pool: web::Data<PgPool>,
     jwt: web::Data<Jwt>,
@@ -106,7 +111,10 @@ pub async fn register(
     Ok(HttpResponse::Created().json(session(&jwt, id, &body.username, Role::Player)?))
 }
 
-#[post("/v1/auth/login")]
+#[post(
+    "/v1/auth/login",
+    wrap = "actix_web::middleware::from_fn(crate::metrics::rate_limit)"
+)]
 pub async fn login(
     pool: web::Data<PgPool>,
     jwt: web::Data<Jwt>,

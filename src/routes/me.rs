@@ -44,6 +44,7 @@ pub async fn ledger(
             "limit must be from 1 to 500, got {limit}"
         )));
     }
+    crate::players::current_role(&mut *pool.acquire().await?, user.id).await?;
     let entries = crate::routes::admin::ledger_entries(&pool, user.id, limit, q.before).await?;
     Ok(HttpResponse::Ok().json(json!({ "entries": entries })))
 }

@@ -217,6 +217,7 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
         token_ttl: Duration::from_secs(3600),
         lobby_turn_timeout_secs: 1,
         auth_per_minute: 100_000,
+        trusted_proxies: Vec::new(),
         workers: 2,
     };
     let application = Application::build(config).await.unwrap();

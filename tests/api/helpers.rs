@@ -108,6 +108,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         token_ttl: Duration::from_secs(3600),
         lobby_turn_timeout_secs: 1,
         auth_per_minute: 100_000,
+        trusted_proxies: Vec::new(),
         workers: 2,
     };
     configure(&mut config);

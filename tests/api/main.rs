@@ -4,6 +4,7 @@
 mod accounts;
 mod chexuan;
 mod dazha;
+mod defects;
 mod faults;
 mod helpers;
 mod load;

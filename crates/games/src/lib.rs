@@ -7,6 +7,7 @@ pub mod chexuan;
 pub mod dazha;
 pub mod engine;
 pub mod sandaha;
+pub mod shengji;
 pub mod shuffle;
 #[cfg(test)]
 mod test_rng;

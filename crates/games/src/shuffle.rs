@@ -30,6 +30,17 @@ fn uniform_below(rng: &mut ChaCha20Rng, n: u64) -> u64 {
     }
 }
 
+/// The seed of hand `hand_no` of a match whose seed was fixed by an admin:
+/// SHA-256("paiju hand seed" ‖ match seed ‖ hand number). One-way, so the seed `/replay` reveals
+/// after a hand says nothing about the seeds of the hands after it.
+pub fn hand_seed(match_seed: &Seed, hand_no: u32) -> Seed {
+    let mut h = Sha256::new();
+    h.update(b"paiju hand seed");
+    h.update(match_seed);
+    h.update(hand_no.to_be_bytes());
+    h.finalize().into()
+}
+
 /// Lower-case hex SHA-256 of the seed: the commitment shown before the seed is revealed.
 pub fn commitment(seed: &Seed) -> String {
     to_hex(&Sha256::digest(seed))
@@ -95,6 +106,21 @@ mod tests {
         assert_eq!(v, GOLDEN);
     }
     const GOLDEN: [u32; 10] = [7, 3, 8, 2, 4, 9, 6, 5, 1, 0];
+
+    #[test]
+    fn a_revealed_hand_seed_does_not_predict_the_next() {
+        let fixed = [0x42u8; 32];
+        let one = hand_seed(&fixed, 1);
+        let two = hand_seed(&fixed, 2);
+        assert_ne!(one, two);
+        assert_ne!(one, fixed, "the match seed itself is never a hand's seed");
+        // The old derivation XORed the hand number into the fixed seed, so hand 1's revealed
+        // seed gave hand 2's: flipping those bits of a revealed seed must give nothing now.
+        let mut guess = one;
+        guess[0] ^= 1 ^ 2;
+        assert_ne!(guess, two);
+        assert_eq!(hand_seed(&fixed, 2), two, "derivation is deterministic");
+    }
 
     #[test]
     fn commitment_is_sha256_hex_and_seed_hex_round_trips() {

@@ -5,26 +5,30 @@
 //! set and whatever the seat ends the hand with is paid back when the hand ends, so the escrow
 //! is empty between hands.
 
+#[cfg(test)]
+mod golden_tests;
 mod ranking;
 #[cfg(test)]
 mod review_tests;
 mod settle;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cards::{Card, remove_cards};
 use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatInfo, SeatNo, Stage,
-    check_range,
+    Ctx, Event, Game, HandResult, HandStart, Money, Outcome, RuleError, SeatNo, Stage, check_range,
 };
 use ranking::{Split, rank_pair, sanhua, server_split, single_order};
 use settle::{Standing, base_points, settle};
+use view::events;
+pub use view::{Beat, Escape, HandSeat, Legal, SeatView, ShownHand, SplitView, Summary, View};
 
 pub struct Chexuan;
 
@@ -67,6 +71,9 @@ pub enum Action {
     SetBobo {
         amount: i64,
     },
+    /// Sits this hand out during the 簸簸 phase: no bobo, no ante, not dealt in. The automatic
+    /// action of the phase, because it stakes nothing and so can never fail for want of coins.
+    SitOut {},
     /// 休
     Check {},
     /// 大: this seat's total for the round becomes `to`.
@@ -85,9 +92,9 @@ pub enum Action {
     },
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Phase {
+pub enum Phase {
     /// Before the first hand.
     Waiting,
     Bobo,
@@ -115,9 +122,9 @@ impl Phase {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
-enum Ending {
+pub enum Ending {
     Showdown,
     /// Everyone else folded.
     Uncontested,
@@ -164,6 +171,10 @@ struct SeatHand {
     bobo: Option<i64>,
     /// 簸簸 not yet put in.
     left: i64,
+    /// Part of the bobo already paid back to the wallet: a folded seat that left the table takes
+    /// its unused bobo with it, so the end of the hand pays it only the rest.
+    #[serde(default)]
+    withdrawn: i64,
     /// Ante and bets this hand.
     put_in: i64,
     round_bet: i64,
@@ -274,8 +285,9 @@ fn bet_options(h: &Hand, seat: SeatNo, ante: i64) -> BetOptions {
         to_call,
         call: (to_call > 0 && to_call <= sh.left).then_some(to_call),
         raise: (answerable && max_to >= min_to).then_some((min_to, max_to)),
-        // Going all in past the call when nobody can answer would only park coins nobody can win.
-        all_in: (sh.left > 0 && (answerable || sh.left <= to_call)).then_some(sh.left),
+        // 敲 is open whenever bobo is left, even past what the others could answer: each winner
+        // then collects from it up to its own stake, so several winners can share the excess.
+        all_in: (sh.left > 0).then_some(sh.left),
         answerable,
     }
 }
@@ -333,14 +345,19 @@ fn sorted(cards: &[Card]) -> Vec<Card> {
     v
 }
 
-fn split_json(split: &Split, swapped: bool) -> Value {
-    json!({
-        "head": sorted(&split.head),
-        "tail": sorted(&split.tail),
-        "head_name": rank_pair(split.head[0], split.head[1]).1,
-        "tail_name": rank_pair(split.tail[0], split.tail[1]).1,
-        "swapped": swapped,
-    })
+fn split_view(split: &Split, swapped: bool) -> SplitView {
+    SplitView {
+        head: sorted(&split.head),
+        tail: sorted(&split.tail),
+        head_name: rank_pair(split.head[0], split.head[1]).1,
+        tail_name: rank_pair(split.tail[0], split.tail[1]).1,
+        swapped,
+    }
+}
+
+/// An event's data as JSON.
+fn data<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).expect("event data serializes to JSON")
 }
 
 /// The settlement summary (`HandResult::detail`) with the parts every ending shares; showdowns
@@ -352,22 +369,21 @@ fn summary(
     next_dealer: SeatNo,
     net: &[i64],
     points: &[i64],
-) -> Value {
-    let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
-    json!({
-        "ending": ending,
-        "dealer": dealer,
-        "next_dealer": next_dealer,
-        "put_in": put_in,
-        "net": net,
-        "points": points,
-        "base_points": h.base_points,
-        "beats": [],
-        "transfers": [],
-        "hands": [],
-        "draw": ending == Ending::Draw,
-        "escape": null,
-    })
+) -> Summary {
+    Summary {
+        ending,
+        dealer,
+        next_dealer,
+        put_in: h.seats.iter().map(|s| s.put_in).collect(),
+        net: net.to_vec(),
+        points: points.to_vec(),
+        base_points: h.base_points,
+        beats: Vec::new(),
+        transfers: Vec::new(),
+        hands: Vec::new(),
+        draw: ending == Ending::Draw,
+        escape: None,
+    }
 }
 
 impl Chexuan {
@@ -385,10 +401,24 @@ impl Chexuan {
         action: Action,
         out: &mut Outcome,
     ) -> Result<(), RuleError> {
-        let Action::SetBobo { amount } = action else {
-            return Err(RuleError::illegal(
-                "every player first sets 簸簸 (set_bobo); cards are dealt once all have",
-            ));
+        let amount = match action {
+            Action::SetBobo { amount } => amount,
+            Action::SitOut {} => {
+                Self::hand_mut(state).seats[seat].playing = false;
+                out.events.push(Event::public(
+                    "sat_out",
+                    Some(seat),
+                    data(&events::Nothing {}),
+                ));
+                Self::bobo_phase_done(state, out);
+                return Ok(());
+            }
+            _ => {
+                return Err(RuleError::illegal(
+                    "every player first sets 簸簸 (set_bobo) or sits the hand out (sit_out); \
+                     cards are dealt once all have",
+                ));
+            }
         };
         let min = state.opts.min_bobo;
         let h = Self::hand_mut(state);
@@ -413,12 +443,24 @@ impl Chexuan {
         sh.left = amount;
         out.money.push(Money::Stake { seat, amount });
         // The amount stays hidden until everyone has set: choosing 簸簸 is simultaneous.
-        out.events
-            .push(Event::public("bobo_set", Some(seat), json!({})));
-        if h.seats.iter().all(|s| !s.playing || s.bobo.is_some()) {
+        out.events.push(Event::public(
+            "bobo_set",
+            Some(seat),
+            data(&events::Nothing {}),
+        ));
+        Self::bobo_phase_done(state, out);
+        Ok(())
+    }
+
+    /// Once every playing seat has set its bobo: deals, or, when sitting out has left fewer than
+    /// two seats to play, ends the hand as a draw that returns every bobo.
+    fn bobo_phase_done(state: &mut State, out: &mut Outcome) {
+        let h = Self::hand(state);
+        if h.seats.iter().filter(|s| s.playing).count() < 2 {
+            Self::settle_draw(state, out);
+        } else if h.seats.iter().all(|s| !s.playing || s.bobo.is_some()) {
             Self::post_antes_and_deal(state, out);
         }
-        Ok(())
     }
 
     fn post_antes_and_deal(state: &mut State, out: &mut Outcome) {
@@ -437,7 +479,7 @@ impl Chexuan {
         out.events.push(Event::public(
             "antes",
             None,
-            json!({ "ante": ante, "bobos": bobos }),
+            data(&events::Antes { ante, bobos }),
         ));
         let order = h.dealing_order(dealer);
         for _ in 0..2 {
@@ -449,13 +491,15 @@ impl Chexuan {
             out.events.push(Event::private(
                 "dealt",
                 s,
-                json!({ "cards": sorted(&h.seats[s].hidden) }),
+                data(&events::Dealt {
+                    cards: sorted(&h.seats[s].hidden),
+                }),
             ));
         }
         out.events.push(Event::public(
             "hidden_dealt",
             None,
-            json!({ "order": order, "count": 2 }),
+            data(&events::HiddenDealt { order, count: 2 }),
         ));
         state.phase = Phase::Betting;
         Self::begin_round(state, 1, out);
@@ -480,7 +524,10 @@ impl Chexuan {
             out.events.push(Event::public(
                 "round",
                 None,
-                json!({ "round": round, "turn": h.turn }),
+                data(&events::Round {
+                    round,
+                    turn: h.turn,
+                }),
             ));
         } else {
             h.turn = None;
@@ -499,7 +546,7 @@ impl Chexuan {
             out.events.push(Event::public(
                 "showdown_begins",
                 None,
-                json!({ "seats": seats }),
+                data(&events::ShowdownBegins { seats }),
             ));
             return;
         }
@@ -509,7 +556,10 @@ impl Chexuan {
             out.events.push(Event::public(
                 "face_up",
                 Some(s),
-                json!({ "card": card, "card_no": round + 2 }),
+                data(&events::FaceUp {
+                    card,
+                    card_no: round + 2,
+                }),
             ));
         }
         Self::begin_round(state, round + 1, out);
@@ -569,11 +619,9 @@ impl Chexuan {
                 });
             }
             Action::AllIn {} if o.all_in.is_none() => {
-                return Err(RuleError::illegal(
-                    "nobody left in the hand can answer more than a call: call instead of 敲",
-                ));
+                return Err(RuleError::illegal("your 簸簸 has nothing left to put in"));
             }
-            Action::SetBobo { .. } | Action::Split { .. } => {
+            Action::SetBobo { .. } | Action::SitOut {} | Action::Split { .. } => {
                 return Err(RuleError::illegal(
                     "this is a betting round: check, raise, call, all_in or fold",
                 ));
@@ -581,8 +629,9 @@ impl Chexuan {
             _ => {}
         }
         let level = h.level;
-        let (kind, mut data) = match action {
-            Action::Check {} => ("check", json!({})),
+        // (kind, to, amount) of the event.
+        let (kind, to, amount) = match action {
+            Action::Check {} => ("check", None, None),
             Action::Raise { to } => {
                 let amount = to - h.seats[seat].round_bet;
                 h.seats[seat].put(amount);
@@ -590,11 +639,11 @@ impl Chexuan {
                 for sh in &mut h.seats {
                     sh.acted = false;
                 }
-                ("raise", json!({ "to": to, "amount": amount }))
+                ("raise", Some(to), Some(amount))
             }
             Action::Call {} => {
                 h.seats[seat].put(o.to_call);
-                ("call", json!({ "amount": o.to_call }))
+                ("call", None, Some(o.to_call))
             }
             Action::AllIn {} => {
                 h.seats[seat].put(left);
@@ -605,21 +654,25 @@ impl Chexuan {
                         sh.acted = false;
                     }
                 }
-                ("all_in", json!({ "amount": left, "to": to }))
+                ("all_in", Some(to), Some(left))
             }
             // Only fold is left: set_bobo and split were refused above.
             _ => {
                 h.seats[seat].folded = true;
-                ("fold", json!({}))
+                ("fold", None, None)
             }
         };
         if kind != "check" {
             h.all_checked = false;
         }
         h.seats[seat].acted = true;
-        data["left"] = json!(h.seats[seat].left);
-        data["put_in"] = json!(h.seats[seat].put_in);
-        out.events.push(Event::public(kind, Some(seat), data));
+        let bet = events::Bet {
+            amount,
+            left: h.seats[seat].left,
+            put_in: h.seats[seat].put_in,
+            to,
+        };
+        out.events.push(Event::public(kind, Some(seat), data(&bet)));
 
         let still_in: Vec<SeatNo> = (0..h.n()).filter(|&s| h.seats[s].in_hand()).collect();
         if let [winner] = still_in[..] {
@@ -659,8 +712,11 @@ impl Chexuan {
         let (split, swapped) = Split::arranged(head, tail);
         h.seats[seat].split = Some(split);
         h.seats[seat].swapped = swapped;
-        out.events
-            .push(Event::public("split", Some(seat), json!({})));
+        out.events.push(Event::public(
+            "split",
+            Some(seat),
+            data(&events::Nothing {}),
+        ));
         if h.seats.iter().all(|s| !s.in_hand() || s.split.is_some()) {
             Self::settle_showdown(state, out);
         }
@@ -679,10 +735,11 @@ impl Chexuan {
                     _ if sh.folded => Standing::Folded,
                     Some(split) => {
                         let three = sanhua(&sh.cards());
-                        let mut j = split_json(&split, sh.swapped);
-                        j["seat"] = json!(s);
-                        j["sanhua"] = json!(three);
-                        shown.push(j);
+                        shown.push(ShownHand {
+                            split: split_view(&split, sh.swapped),
+                            sanhua: three,
+                            seat: s,
+                        });
                         match three {
                             Some(_) => Standing::Sanhua,
                             None => Standing::Shown {
@@ -696,9 +753,12 @@ impl Chexuan {
                 }
             })
             .collect();
-        out.events
-            .push(Event::public("showdown", None, json!({ "hands": shown })));
-        Self::finish_with(state, &standing, Ending::Showdown, json!(shown), out);
+        out.events.push(Event::public(
+            "showdown",
+            None,
+            data(&events::Showdown { hands: &shown }),
+        ));
+        Self::finish_with(state, &standing, Ending::Showdown, shown, out);
     }
 
     fn settle_uncontested(state: &mut State, winner: SeatNo, out: &mut Outcome) {
@@ -711,7 +771,7 @@ impl Chexuan {
                 _ => Standing::Folded,
             })
             .collect();
-        Self::finish_with(state, &standing, Ending::Uncontested, json!([]), out);
+        Self::finish_with(state, &standing, Ending::Uncontested, Vec::new(), out);
     }
 
     /// Pays out a settled hand, scores it and ends it.
@@ -719,7 +779,7 @@ impl Chexuan {
         state: &mut State,
         standing: &[Standing],
         ending: Ending,
-        hands: Value,
+        hands: Vec<ShownHand>,
         out: &mut Outcome,
     ) {
         let dealer = state.dealer;
@@ -730,7 +790,7 @@ impl Chexuan {
         let net = settled.net(&put_in);
         let points = settle::points(&net, ante, h.base_points, dealer);
         for (seat, sh) in h.seats.iter().enumerate() {
-            let amount = sh.bobo.unwrap_or(0) + net[seat];
+            let amount = sh.bobo.unwrap_or(0) - sh.withdrawn + net[seat];
             if amount > 0 {
                 out.money.push(Money::Payout { seat, amount });
             }
@@ -741,13 +801,13 @@ impl Chexuan {
             _ => dealer,
         };
         let mut detail = summary(h, ending, dealer, next_dealer, &net, &points);
-        detail["beats"] = settled
+        detail.beats = settled
             .beats
             .iter()
-            .map(|&(w, l)| json!({ "winner": w, "loser": l }))
+            .map(|&(winner, loser)| Beat { winner, loser })
             .collect();
-        detail["transfers"] = json!(settled.transfers);
-        detail["hands"] = hands;
+        detail.transfers = settled.transfers;
+        detail.hands = hands;
         Self::end_hand(state, next_dealer, points, net, detail, out);
     }
 
@@ -757,7 +817,8 @@ impl Chexuan {
         h.ending = Some(Ending::Draw);
         let n = h.n();
         for (seat, sh) in h.seats.iter().enumerate() {
-            if let Some(amount) = sh.bobo.filter(|&b| b > 0) {
+            let amount = sh.bobo.unwrap_or(0) - sh.withdrawn;
+            if amount > 0 {
                 out.money.push(Money::Payout { seat, amount });
             }
         }
@@ -768,6 +829,7 @@ impl Chexuan {
     fn escape(state: &mut State, e: SeatNo, ctx: Ctx, out: &mut Outcome) {
         let dealer = state.dealer;
         let ante = state.opts.ante;
+        let vacated = state.vacated.clone();
         let h = Self::hand_mut(state);
         h.ending = Some(Ending::Escape);
         h.turn = None;
@@ -789,7 +851,8 @@ impl Chexuan {
             });
         }
         for (seat, sh) in h.seats.iter().enumerate() {
-            let amount = sh.bobo.unwrap_or(0) - if seat == e { from_bobo } else { 0 };
+            let amount =
+                sh.bobo.unwrap_or(0) - sh.withdrawn - if seat == e { from_bobo } else { 0 };
             if amount > 0 {
                 out.money.push(Money::Payout { seat, amount });
             }
@@ -798,24 +861,26 @@ impl Chexuan {
         let mut net = vec![0; n];
         net[e] = -paid;
         let mut points = vec![0; n];
-        points[e] = -settle::loss_points(paid, ante, h.base_points);
+        // The rulings count the table total itself, not what the escaper could pay of it.
+        points[e] = -settle::loss_points(table, ante, h.base_points);
         let bonus = if ctx.now_ms - h.started_ms >= ESCAPE_BONUS_AFTER_MS {
             h.base_points
         } else {
             0
         };
         for (seat, sh) in h.seats.iter().enumerate() {
-            if seat != e && sh.playing {
+            // A folded seat that already left the table is no longer kept waiting by the escape.
+            if seat != e && sh.playing && !vacated[seat] {
                 points[seat] = bonus;
             }
         }
         let mut detail = summary(h, Ending::Escape, dealer, dealer, &net, &points);
-        detail["escape"] = json!({
-            "seat": e,
-            "table_total": table,
-            "from_bobo": from_bobo,
-            "from_wallet": from_wallet,
-            "bonus_points": bonus,
+        detail.escape = Some(Escape {
+            seat: e,
+            table_total: table,
+            from_bobo,
+            from_wallet,
+            bonus_points: bonus,
         });
         Self::end_hand(state, dealer, points, net, detail, out);
     }
@@ -825,7 +890,7 @@ impl Chexuan {
         next_dealer: SeatNo,
         points: Vec<i64>,
         coins: Vec<i64>,
-        detail: Value,
+        detail: Summary,
         out: &mut Outcome,
     ) {
         let n = state.seats;
@@ -834,6 +899,7 @@ impl Chexuan {
         if let Some(h) = state.hand.as_mut() {
             h.turn = None;
         }
+        let detail = data(&detail);
         out.events
             .push(Event::public("settlement", None, detail.clone()));
         out.hand_end = Some(HandResult {
@@ -845,37 +911,40 @@ impl Chexuan {
         });
     }
 
-    fn seat_view(state: &State, s: SeatNo, viewer: Option<SeatNo>) -> Value {
+    fn seat_view(state: &State, s: SeatNo, viewer: Option<SeatNo>) -> SeatView {
         let vacated = state.vacated.get(s).copied().unwrap_or(false);
         let Some(h) = state.hand.as_ref() else {
-            return json!({ "seat": s, "vacated": vacated, "playing": false });
+            return SeatView::NoHand {
+                seat: s,
+                vacated,
+                playing: false,
+            };
         };
         let sh = &h.seats[s];
         let own = viewer == Some(s);
         let revealed = h.revealed(s);
         let bobo_public = own || state.phase != Phase::Bobo;
-        let split = match sh.split {
-            Some(split) if own || revealed => split_json(&split, sh.swapped),
-            _ => Value::Null,
-        };
-        json!({
-            "seat": s,
-            "vacated": vacated,
-            "playing": sh.playing,
-            "bobo_set": sh.bobo.is_some(),
-            "bobo": if bobo_public { json!(sh.bobo) } else { Value::Null },
-            "bobo_left": if bobo_public && sh.bobo.is_some() { json!(sh.left) } else { Value::Null },
-            "put_in": sh.put_in,
-            "round_bet": sh.round_bet,
-            "folded": sh.folded,
-            "all_in": sh.all_in,
-            "face_up": sh.face_up,
-            "hidden": if own || revealed { json!(sorted(&sh.hidden)) } else { Value::Null },
-            "hidden_count": sh.hidden.len(),
-            "split_submitted": sh.split.is_some(),
-            "split": split,
-            "sanhua": if revealed { json!(sanhua(&sh.cards())) } else { Value::Null },
-        })
+        SeatView::Hand(Box::new(HandSeat {
+            seat: s,
+            vacated,
+            playing: sh.playing,
+            bobo_set: sh.bobo.is_some(),
+            bobo: sh.bobo.filter(|_| bobo_public),
+            bobo_left: sh.bobo.filter(|_| bobo_public).map(|_| sh.left),
+            put_in: sh.put_in,
+            round_bet: sh.round_bet,
+            folded: sh.folded,
+            all_in: sh.all_in,
+            face_up: sh.face_up.clone(),
+            hidden: (own || revealed).then(|| sorted(&sh.hidden)),
+            hidden_count: sh.hidden.len(),
+            split_submitted: sh.split.is_some(),
+            split: sh
+                .split
+                .filter(|_| own || revealed)
+                .map(|split| split_view(&split, sh.swapped)),
+            sanhua: revealed.then(|| sanhua(&sh.cards())).flatten(),
+        }))
     }
 }
 
@@ -884,8 +953,8 @@ impl Game for Chexuan {
     type State = State;
     type Action = Action;
     type View = View;
-    type Legal = Value;
-    type Summary = Value;
+    type Legal = Legal;
+    type Summary = Summary;
 
     const NAME: &'static str = "chexuan";
     const SEATS: RangeInclusive<usize> = 2..=6;
@@ -960,7 +1029,10 @@ impl Game for Chexuan {
             out.events.push(Event::public(
                 "match_over",
                 None,
-                json!({ "reason": "fewer than two seats hold min_bobo coins", "playing": playing }),
+                data(&events::MatchOver {
+                    reason: "fewer than two seats hold min_bobo coins",
+                    playing,
+                }),
             ));
             return out;
         }
@@ -989,11 +1061,11 @@ impl Game for Chexuan {
         out.events.push(Event::public(
             "hand_start",
             None,
-            json!({
-                "hand_no": state.hand_no,
-                "dealer": state.dealer,
-                "playing": playing,
-                "base_points": base,
+            data(&events::HandStart {
+                hand_no: state.hand_no,
+                dealer: state.dealer,
+                playing,
+                base_points: base,
             }),
         ));
         out
@@ -1023,9 +1095,8 @@ impl Game for Chexuan {
 
     fn auto_action(state: &State, seat: SeatNo) -> Action {
         match (state.phase, state.hand.as_ref()) {
-            (Phase::Bobo, _) => Action::SetBobo {
-                amount: state.opts.min_bobo,
-            },
+            // An absent player is not staked: its wallet may have been spent meanwhile.
+            (Phase::Bobo, _) => Action::SitOut {},
             (Phase::Showdown, Some(h)) => match <[Card; 4]>::try_from(h.seats[seat].cards()) {
                 Ok(cards) => {
                     let s = server_split(cards);
@@ -1045,14 +1116,28 @@ impl Game for Chexuan {
         if seat >= state.seats {
             return out;
         }
-        let escaping = state.phase.in_hand() && Self::hand(state).seats[seat].playing;
+        let (playing, folded) = match state.hand.as_ref().map(|h| &h.seats[seat]) {
+            Some(sh) if state.phase.in_hand() => (sh.playing, sh.folded),
+            _ => (false, false),
+        };
+        let escaping = playing && !folded;
         if escaping {
             Self::escape(state, seat, ctx, &mut out);
+        } else if playing {
+            // A folded seat is out of the hand: what it put in stays in the settlement as a
+            // folded stake, the rest of its bobo goes home with it and the others play on.
+            let sh = &mut Self::hand_mut(state).seats[seat];
+            let amount = sh.left;
+            sh.withdrawn += amount;
+            sh.left = 0;
+            if amount > 0 {
+                out.money.push(Money::Payout { seat, amount });
+            }
         }
         state.vacated[seat] = true;
         out.events.insert(
             0,
-            Event::public("left", Some(seat), json!({ "escape": escaping })),
+            Event::public("left", Some(seat), data(&events::Left { escape: escaping })),
         );
         out
     }
@@ -1060,70 +1145,56 @@ impl Game for Chexuan {
     fn view(state: &State, viewer: Option<SeatNo>) -> View {
         let h = state.hand.as_ref();
         let betting = state.phase == Phase::Betting;
-        View(json!({
-            "hand_no": state.hand_no,
-            "dealer": state.dealer,
-            "phase": state.phase.name(),
-            "ante": state.opts.ante,
-            "min_bobo": state.opts.min_bobo,
-            "round": h.filter(|_| betting).map(|h| h.round),
-            "level": h.filter(|_| betting).map(|h| h.level),
-            "turn": h.and_then(|h| h.turn),
-            "base_points": h.map(|h| h.base_points),
-            "pot": h.map(|h| h.pot()),
-            "ending": h.and_then(|h| h.ending),
-            "seats": (0..state.seats).map(|s| Self::seat_view(state, s, viewer)).collect::<Vec<_>>(),
-        }))
+        View {
+            hand_no: state.hand_no,
+            dealer: state.dealer,
+            phase: state.phase,
+            ante: state.opts.ante,
+            min_bobo: state.opts.min_bobo,
+            round: h.filter(|_| betting).map(|h| h.round),
+            level: h.filter(|_| betting).map(|h| h.level),
+            turn: h.and_then(|h| h.turn),
+            base_points: h.map(|h| h.base_points),
+            pot: h.map(|h| h.pot()),
+            ending: h.and_then(|h| h.ending),
+            seats: (0..state.seats)
+                .map(|s| Self::seat_view(state, s, viewer))
+                .collect(),
+        }
     }
 
-    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Value> {
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
         if !Self::to_act(state).contains(&seat) {
             return Vec::new();
         }
         let h = Self::hand(state);
         match state.phase {
-            Phase::Bobo => vec![json!({
-                "type": "set_bobo",
-                "min": state.opts.min_bobo,
-                "max": h.seats[seat].wallet.min(MAX_BOBO),
-            })],
+            Phase::Bobo => vec![
+                Legal::SetBobo {
+                    min: state.opts.min_bobo,
+                    max: h.seats[seat].wallet.min(MAX_BOBO),
+                },
+                Legal::SitOut,
+            ],
             Phase::Betting => {
                 let o = bet_options(h, seat, state.opts.ante);
                 let mut v = Vec::new();
                 if o.check {
-                    v.push(json!({ "type": "check" }));
+                    v.push(Legal::Check);
                 }
                 if let Some(amount) = o.call {
-                    v.push(json!({ "type": "call", "amount": amount }));
+                    v.push(Legal::Call { amount });
                 }
                 if let Some((min, max)) = o.raise {
-                    v.push(json!({ "type": "raise", "min": min, "max": max }));
+                    v.push(Legal::Raise { min, max });
                 }
                 if let Some(amount) = o.all_in {
-                    v.push(json!({ "type": "all_in", "amount": amount }));
+                    v.push(Legal::AllIn { amount });
                 }
-                v.push(json!({ "type": "fold" }));
+                v.push(Legal::Fold);
                 v
             }
-            _ => vec![json!({ "type": "split" })],
+            _ => vec![Legal::Split],
         }
-    }
-}
-
-/// The state as one seat may see it.
-#[derive(Serialize, JsonSchema)]
-#[serde(transparent)]
-pub struct View(Value);
-
-impl SeatInfo for View {
-    /// The seat's 簸簸 left on the table, shown only where the view shows it.
-    fn coins_at_table(&self, seat: SeatNo) -> Option<i64> {
-        let in_hand = matches!(
-            self.0["phase"].as_str(),
-            Some("bobo" | "betting" | "showdown")
-        );
-        in_hand
-            .then(|| self.0["seats"][seat]["bobo_left"].as_i64())
-            .flatten()
     }
 }

@@ -31,9 +31,9 @@ fn huge_wallets_settle_without_overflow() {
         },
     );
     for seat in 0..2 {
-        let max = Chexuan::legal_actions(&st, seat)[0]["max"]
-            .as_i64()
-            .unwrap();
+        let Legal::SetBobo { max, .. } = Chexuan::legal_actions(&st, seat)[0] else {
+            panic!("the 簸簸 phase offers set_bobo first");
+        };
         Chexuan::apply(&mut st, seat, Action::SetBobo { amount: max }, ctx()).unwrap();
     }
     let mut result = None;
@@ -46,7 +46,7 @@ fn huge_wallets_settle_without_overflow() {
             "betting"
                 if Chexuan::legal_actions(&st, seat)
                     .iter()
-                    .any(|a| a["type"] == "all_in") =>
+                    .any(|a| matches!(a, Legal::AllIn { .. })) =>
             {
                 Action::AllIn {}
             }

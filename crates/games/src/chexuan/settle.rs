@@ -20,7 +20,7 @@ pub enum Standing {
     Uncontested,
 }
 
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Transfer {
     pub from: SeatNo,
     pub to: SeatNo,

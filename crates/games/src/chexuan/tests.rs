@@ -288,6 +288,14 @@ impl Table {
     }
 }
 
+/// The seat's legal actions as the JSON a client receives.
+fn legal(state: &State, seat: SeatNo) -> Vec<Value> {
+    Chexuan::legal_actions(state, seat)
+        .iter()
+        .map(|a| serde_json::to_value(a).unwrap())
+        .collect()
+}
+
 fn cards(v: &[&str]) -> Vec<Card> {
     v.iter().map(|c| Card::parse(c).unwrap()).collect()
 }
@@ -436,13 +444,13 @@ fn check_is_only_allowed_while_nobody_has_bet() {
     let mut t = betting_table(2);
     // Seat 1 (after the dealer) opens.
     assert_eq!(t.turn(), 1);
-    assert!(Chexuan::legal_actions(&t.state, 1).contains(&json!({ "type": "check" })));
+    assert!(legal(&t.state, 1).contains(&json!({ "type": "check" })));
     t.act(1, Action::Raise { to: 10 });
     let e = t.refuse(0, Action::Check {});
     assert_eq!(e.kind, RuleErrorKind::Illegal);
     assert!(e.detail.contains("check"));
     assert_eq!(
-        Chexuan::legal_actions(&t.state, 0),
+        legal(&t.state, 0),
         vec![
             json!({ "type": "call", "amount": 10 }),
             json!({ "type": "raise", "min": 20, "max": 90 }),
@@ -505,25 +513,64 @@ fn all_in_seat_stops_betting_and_the_remaining_cards_are_dealt() {
 }
 
 #[test]
-fn nobody_left_to_answer_means_no_raise_and_no_all_in_beyond_a_call() {
+fn nobody_left_to_answer_means_no_raise_but_all_in_stays_open() {
     let mut t = Table::new(opts(json!({})), vec![1000; 2]);
     t.deal(deck_cards());
     t.bobos(&[300, 100]);
     t.act(1, Action::AllIn {});
     assert_eq!(
-        Chexuan::legal_actions(&t.state, 0),
+        legal(&t.state, 0),
         vec![
             json!({ "type": "call", "amount": 90 }),
+            json!({ "type": "all_in", "amount": 290 }),
             json!({ "type": "fold" })
         ]
     );
-    assert_eq!(t.refuse(0, Action::AllIn {}).kind, RuleErrorKind::Illegal);
     assert_eq!(
         t.refuse(0, Action::Raise { to: 200 }).kind,
         RuleErrorKind::Illegal
     );
     t.act(0, Action::Call {});
     assert_eq!(t.state.phase, Phase::Showdown);
+}
+
+/// The rulings' example: a (50) and c (150) both beat b, and b 敲 its whole 200 last, when
+/// everyone else is already all in for less. b loses 200: 50 to a and 150 to c.
+#[test]
+fn all_in_past_every_other_stake_can_be_lost_to_several_winners() {
+    let hands = vec![
+        cards(&["QH", "QD", "2D", "5S"]), // a: 天牌 / 7 points
+        cards(&["9S", "9C", "3H", "7S"]), // b: 杂对 / 0 points
+        cards(&["8H", "8D", "4S", "2H"]), // c: 人牌 / 6 points
+    ];
+    let mut t = Table::new(opts(json!({ "min_bobo": 50 })), vec![1000; 3]);
+    t.deal(deck_for_hands(&hands));
+    t.bobos(&[50, 200, 150]);
+    t.act(1, Action::Check {});
+    t.act(2, Action::AllIn {});
+    t.act(0, Action::AllIn {});
+    assert!(legal(&t.state, 1).contains(&json!({ "type": "all_in", "amount": 190 })));
+    t.act(1, Action::AllIn {});
+    assert_eq!(t.state.phase, Phase::Showdown);
+    for (s, h) in hands.iter().enumerate() {
+        t.act(s, split_of(h));
+    }
+    let r = t.results.last().unwrap();
+    assert_eq!(r.coins, vec![100, -200, 100]);
+    let from_b: Vec<Value> = r.detail["transfers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|x| x["from"] == 1)
+        .cloned()
+        .collect();
+    assert_eq!(
+        from_b,
+        vec![
+            json!({ "from": 1, "to": 0, "amount": 50 }),
+            json!({ "from": 1, "to": 2, "amount": 150 })
+        ]
+    );
 }
 
 #[test]
@@ -608,7 +655,7 @@ fn seat_below_min_bobo_sits_out_and_is_not_dealt() {
     let mut t = Table::new(opts(json!({})), vec![1000, 99, 1000]);
     t.deal(deck_cards());
     assert_eq!(Chexuan::to_act(&t.state), vec![0, 2]);
-    assert!(Chexuan::legal_actions(&t.state, 1).is_empty());
+    assert!(legal(&t.state, 1).is_empty());
     assert_eq!(
         t.refuse(1, Action::SetBobo { amount: 99 }).kind,
         RuleErrorKind::NotYourTurn
@@ -639,8 +686,11 @@ fn bobo_must_be_between_min_bobo_and_the_wallet() {
     let mut t = Table::new(opts(json!({})), vec![1000, 500]);
     t.deal(deck_cards());
     assert_eq!(
-        Chexuan::legal_actions(&t.state, 1),
-        vec![json!({ "type": "set_bobo", "min": 100, "max": 500 })]
+        legal(&t.state, 1),
+        vec![
+            json!({ "type": "set_bobo", "min": 100, "max": 500 }),
+            json!({ "type": "sit_out" })
+        ]
     );
     assert_eq!(
         t.refuse(1, Action::SetBobo { amount: 99 }).kind,
@@ -667,18 +717,48 @@ fn bobo_must_be_between_min_bobo_and_the_wallet() {
 }
 
 #[test]
-fn timeouts_set_min_bobo_then_fold() {
+fn timeouts_sit_out_in_bobo_then_fold() {
+    let mut t = Table::new(opts(json!({})), vec![1000; 3]);
+    t.deal(deck_cards());
+    let a = Chexuan::auto_action(&t.state, 1);
+    assert_eq!(a, Action::SitOut {});
+    let out = t.act(1, a);
+    assert!(out.money.is_empty(), "sitting out stakes nothing");
+    assert_eq!(Chexuan::to_act(&t.state), vec![0, 2]);
+    t.bobos(&[100, 0, 100]);
+    assert_eq!(t.state.phase, Phase::Betting);
+    assert!(
+        t.hand().seats[1].hidden.is_empty(),
+        "a seat sitting out is not dealt"
+    );
+    assert_eq!(t.hand().seats[1].put_in, 0, "nor does it post the ante");
+    assert_eq!(t.turn(), 2);
+    let a = Chexuan::auto_action(&t.state, 2);
+    assert_eq!(a, Action::Fold {});
+    t.act(2, a);
+    assert_eq!(t.results.last().unwrap().coins, vec![10, 0, -10]);
+}
+
+#[test]
+fn sitting_out_with_fewer_than_two_left_ends_the_hand_as_a_draw() {
     let mut t = Table::new(opts(json!({})), vec![1000; 2]);
     t.deal(deck_cards());
-    for s in 0..2 {
-        let a = Chexuan::auto_action(&t.state, s);
-        assert_eq!(a, Action::SetBobo { amount: 100 });
-        t.act(s, a);
-    }
-    let a = Chexuan::auto_action(&t.state, 1);
-    assert_eq!(a, Action::Fold {});
-    t.act(1, a);
-    assert_eq!(t.results.last().unwrap().coins, vec![10, -10]);
+    t.act(0, Action::SetBobo { amount: 300 });
+    let out = t.act(1, Action::SitOut {});
+    assert_eq!(
+        out.money,
+        vec![Money::Payout {
+            seat: 0,
+            amount: 300
+        }]
+    );
+    let r = out.hand_end.expect("the hand ends");
+    assert_eq!(r.coins, vec![0, 0]);
+    assert_eq!(r.points, vec![0, 0]);
+    assert_eq!(r.detail["ending"], json!("draw"));
+    assert_eq!(Chexuan::stage(&t.state), Stage::NeedsDeal);
+    assert_eq!(t.state.dealer, 0);
+    assert_eq!(t.wallets, vec![1000, 1000]);
 }
 
 #[test]
@@ -825,7 +905,7 @@ fn escape_pays_the_table_total_from_bobo_then_wallet() {
 }
 
 #[test]
-fn escape_penalty_stops_when_the_wallet_is_empty() {
+fn escape_penalty_stops_when_the_wallet_is_empty_but_points_count_the_table_total() {
     let mut t = escape_table(vec![1000, 1000, 120]);
     let out = t.leave(2);
     assert!(out.money.contains(&Money::Penalty {
@@ -833,7 +913,48 @@ fn escape_penalty_stops_when_the_wallet_is_empty() {
         amount: 20
     }));
     assert_eq!(t.wallets[2], 0);
-    assert_eq!(out.hand_end.unwrap().points[2], -120);
+    // The wallet paid 120 of the table total 180; the points are 180 / 10 × 10.
+    assert_eq!(out.hand_end.unwrap().points[2], -180);
+}
+
+#[test]
+fn a_folded_seat_that_leaves_loses_its_stake_and_the_others_play_on() {
+    let mut t = Table::new(opts(json!({})), vec![1000; 3]);
+    t.deal(deck_cards());
+    t.bobos(&[100, 100, 100]);
+    t.act(1, Action::Raise { to: 30 });
+    t.act(2, Action::Fold {});
+    let out = t.leave(2);
+    // Only the unused bobo goes home; the ante stays in the hand.
+    assert_eq!(
+        out.money,
+        vec![Money::Payout {
+            seat: 2,
+            amount: 90
+        }]
+    );
+    assert!(out.hand_end.is_none());
+    assert_eq!(out.events[0].data, json!({ "escape": false }));
+    assert!(t.state.vacated[2]);
+    assert_eq!(Chexuan::stage(&t.state), Stage::InHand);
+    assert_eq!(coins_at_table::<Chexuan>(&t.state, None, 2), Some(0));
+    t.act(0, Action::Call {});
+    assert_eq!(t.hand().round, 2);
+    assert!(
+        t.hand().seats[2].face_up.is_empty(),
+        "nothing is dealt to the vacated seat"
+    );
+    assert_eq!(t.turn(), 1);
+    t.act(1, Action::Raise { to: 10 });
+    assert!(!Chexuan::to_act(&t.state).contains(&2));
+    t.act(0, Action::Fold {});
+    let r = t.results.last().unwrap();
+    assert_eq!(r.detail["ending"], json!("uncontested"));
+    assert_eq!(r.detail["escape"], Value::Null);
+    // Seat 1 put in 50 and collects 40 from seat 0 and the folded 10 of seat 2.
+    assert_eq!(r.coins, vec![-40, 50, -10]);
+    assert_eq!(r.points, vec![-40, 50, -10]);
+    assert_eq!(t.wallets, vec![960, 1050, 990]);
 }
 
 #[test]
@@ -1039,7 +1160,7 @@ fn shuffled_deck(rng: &mut Rng) -> Vec<Card> {
 
 /// A legal action chosen at random from the seat's templates.
 fn random_legal(t: &Table, seat: SeatNo, rng: &mut Rng) -> Action {
-    let templates = Chexuan::legal_actions(&t.state, seat);
+    let templates = legal(&t.state, seat);
     assert!(!templates.is_empty(), "a seat to act has legal actions");
     let pick = &templates[rng.below(templates.len())];
     let int = |k: &str| pick[k].as_i64().unwrap();
@@ -1123,9 +1244,17 @@ fn random_hands_conserve_coins_cards_points_and_secrecy() {
                 let to_act = Chexuan::to_act(&t.state);
                 assert!(!to_act.is_empty(), "a hand in play waits for someone");
                 if rng.chance(1) {
-                    let out = t.leave(rng.below(seats));
+                    let seat = rng.below(seats);
+                    let folded = t.hand().seats[seat].folded;
+                    let out = t.leave(seat);
                     if out.hand_end.is_none() {
-                        assert!(out.money.is_empty(), "leaving while sitting out is free");
+                        // Sitting out it is free; folded, the unused bobo goes home.
+                        assert!(
+                            out.money.iter().all(|m| folded
+                                && matches!(m, Money::Payout { seat: s, .. } if *s == seat)),
+                            "{:?}",
+                            out.money
+                        );
                     }
                     continue;
                 }

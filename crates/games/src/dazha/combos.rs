@@ -8,7 +8,6 @@
 use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::cards::{Card, Rank, Suit, rank_str};
 use crate::engine::RuleError;
@@ -74,7 +73,7 @@ pub fn points_of(cards: &[Card]) -> u32 {
 pub enum Kind {
     Single,
     Pair,
-    /// A bare triple, only while holding fewer than 5 cards.
+    /// A bare triple: led only while holding fewer than 5 cards, answered at any hand size.
     Triple,
     /// 连对.
     PairsRun,
@@ -181,21 +180,40 @@ impl Combo {
     }
 
     /// The client-facing description: `{"type", "rank"?, "length"?, "size"?}`.
-    pub fn to_json(&self) -> Value {
-        let rank = rank_str(rank_of(self.rank));
-        match self.kind {
-            Kind::Single | Kind::Pair | Kind::Triple | Kind::TripleWithTwo => {
-                json!({"type": self.kind, "rank": rank})
-            }
-            Kind::PairsRun | Kind::TriplesWithTwos | Kind::Straight => {
-                json!({"type": self.kind, "rank": rank, "length": self.len})
-            }
-            Kind::WushikMixed | Kind::WushikSuited => json!({"type": self.kind}),
-            Kind::Bomb => json!({"type": self.kind, "rank": rank, "size": self.len}),
-            Kind::JokerBomb => json!({"type": self.kind, "size": 4}),
-            Kind::BigJokerBomb | Kind::SmallJokerBomb => json!({"type": self.kind, "size": 6}),
+    pub fn view(&self) -> ComboView {
+        let rank = Some(rank_str(rank_of(self.rank)).to_string());
+        let (rank, length, size) = match self.kind {
+            Kind::Single | Kind::Pair | Kind::Triple | Kind::TripleWithTwo => (rank, None, None),
+            Kind::PairsRun | Kind::TriplesWithTwos | Kind::Straight => (rank, Some(self.len), None),
+            Kind::WushikMixed | Kind::WushikSuited => (None, None, None),
+            Kind::Bomb => (rank, None, Some(self.len)),
+            Kind::JokerBomb => (None, None, Some(4)),
+            Kind::BigJokerBomb | Kind::SmallJokerBomb => (None, None, Some(6)),
+        };
+        ComboView {
+            kind: self.kind,
+            rank,
+            length,
+            size,
         }
     }
+}
+
+/// A combination as clients see it. Fields in alphabetical order, as the sorted JSON maps this
+/// replaced wrote them (the golden test keeps the text byte for byte).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+pub struct ComboView {
+    /// Pairs in a pairs run, triples in a run of triples, cards in a straight.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub length: Option<u8>,
+    /// The deciding rank (`"3"` … `"A"`, `"2"`); absent for 五十K and joker bombs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rank: Option<String>,
+    /// Cards in a bomb.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<u8>,
+    #[serde(rename = "type")]
+    pub kind: Kind,
 }
 
 /// A hand or a play as counts: naturals per order, and jokers.
@@ -253,9 +271,20 @@ pub fn jokers_playable(c: &Counts, mode: Mode) -> bool {
 pub const STRANDS_JOKER: &str = "a joker can only be played inside a bomb: this play would leave \
      your jokers without a bomb of 4 or more natural cards to be played with";
 
-/// Every reading of `cards` as one combination, for a player holding `held` cards before the
+/// Every reading of `cards` as one combination led by a player holding `held` cards before the
 /// play. Err names the rule the cards break.
 pub fn readings(cards: &[Card], held: usize, mode: Mode) -> Result<Vec<Combo>, RuleError> {
+    read(cards, Some(held), mode)
+}
+
+/// Every reading of `cards` played to follow: the hand-size limit of a bare triple binds only a
+/// lead (只有在手牌＜5张时才可以单出), so a follower may answer a triple with a triple.
+pub fn follow_readings(cards: &[Card], mode: Mode) -> Result<Vec<Combo>, RuleError> {
+    read(cards, None, mode)
+}
+
+/// `lead_held`: the cards the leader holds before the play; None when following.
+fn read(cards: &[Card], lead_held: Option<usize>, mode: Mode) -> Result<Vec<Combo>, RuleError> {
     let c = Counts::of(cards);
     let total = cards.len();
     if total == 0 {
@@ -275,10 +304,12 @@ pub fn readings(cards: &[Card], held: usize, mode: Mode) -> Result<Vec<Combo>, R
         match total {
             1 => out.push(Combo::new(Kind::Single, only, 1)),
             2 => out.push(Combo::new(Kind::Pair, only, 1)),
-            3 if held < 5 => out.push(Combo::new(Kind::Triple, only, 1)),
+            3 if lead_held.is_none_or(|held| held < 5) => {
+                out.push(Combo::new(Kind::Triple, only, 1));
+            }
             3 => {
                 return Err(RuleError::illegal(
-                    "a triple may be played on its own only while holding fewer than 5 cards; \
+                    "a triple may be led on its own only while holding fewer than 5 cards; \
                      play it as a triple with two",
                 ));
             }
@@ -498,7 +529,9 @@ impl<'a> Generator<'a> {
     fn same_rank_groups(&mut self) {
         let kinds = [(1, Kind::Single), (2, Kind::Pair), (3, Kind::Triple)];
         for (size, kind) in kinds {
-            if !self.wants(kind) || (kind == Kind::Triple && self.held >= 5) {
+            // The hand-size limit of a bare triple binds only a lead.
+            let lead_limit = self.top.is_none() && self.held >= 5;
+            if !self.wants(kind) || (kind == Kind::Triple && lead_limit) {
                 continue;
             }
             for o in 0..RANKS {

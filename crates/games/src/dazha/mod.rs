@@ -10,22 +10,26 @@ mod review_tests;
 mod scoring;
 #[cfg(test)]
 mod tests;
+mod view;
 
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::cards::{Card, Suit, standard_deck};
 use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Stage,
-    check_range,
+    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, check_range,
 };
 
+pub use combos::ComboView;
 pub use combos::{Combo, Kind, Play, legal_plays as hand_plays, readings, sort_strongest_first};
 use combos::{Counts, STRANDS_JOKER, jokers_playable, points_of};
-use scoring::{BombPlayed, SEATS, settle_played, settle_tanpai, tanpai, teams_json};
+use scoring::{BombPlayed, SEATS, settle_played, settle_tanpai, tanpai, teams};
+pub use scoring::{Escape, Played, ScoredBomb, Shown, Summary, Tanpai, Teams};
+use view::events;
+pub use view::{Legal, PlayView, RoundEntry, RoundView, SeatView, View};
 
 pub struct Dazha;
 
@@ -102,7 +106,7 @@ pub struct State {
     /// 上游 of the last hand played out: the next hand's leader unless partners are re-drawn.
     next_leader: Option<SeatNo>,
     hand: Option<HandState>,
-    last_hand: Option<Value>,
+    last_hand: Option<Summary>,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -158,12 +162,13 @@ impl Round {
 }
 
 /// A count as the table may see it: exact once at most 10 cards are left (报牌), else null.
-fn reported(count: usize) -> Value {
-    if count <= REPORT_AT {
-        json!(count)
-    } else {
-        Value::Null
-    }
+fn reported(count: usize) -> Option<usize> {
+    (count <= REPORT_AT).then_some(count)
+}
+
+/// An event's data as JSON.
+fn data<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).expect("event data serializes to JSON")
 }
 
 impl HandState {
@@ -205,7 +210,10 @@ impl HandState {
         let hand = &self.hands[seat];
         let rest = without(hand, cards)
             .ok_or_else(|| RuleError::illegal("you do not hold all of the cards played"))?;
-        let mut options = readings(cards, hand.len(), mode)?;
+        let mut options = match self.round.top() {
+            None => readings(cards, hand.len(), mode)?,
+            Some(_) => combos::follow_readings(cards, mode)?,
+        };
         if let Some(kind) = reading {
             options.retain(|c| c.kind == kind);
             if options.is_empty() {
@@ -255,7 +263,11 @@ impl HandState {
         out.events.push(Event::public(
             "play",
             Some(seat),
-            json!({"cards": cards, "combo": combo.to_json(), "cards_left": reported(left)}),
+            data(&events::Play {
+                cards: &cards,
+                combo: combo.view(),
+                cards_left: reported(left),
+            }),
         ));
         self.round.plays.push(RoundPlay {
             seat,
@@ -267,7 +279,9 @@ impl HandState {
             out.events.push(Event::public(
                 "out",
                 Some(seat),
-                json!({"place": self.out.len()}),
+                data(&events::Out {
+                    place: self.out.len(),
+                }),
             ));
         }
         self.turn = self.next_holding(seat);
@@ -281,7 +295,7 @@ impl HandState {
             combo: None,
         });
         out.events
-            .push(Event::public("pass", Some(seat), json!({})));
+            .push(Event::public("pass", Some(seat), data(&events::Nothing {})));
         let Some(winner) = self.round.top().map(|(p, _)| p.seat) else {
             return;
         };
@@ -305,13 +319,17 @@ impl HandState {
         out.events.push(Event::public(
             "round_won",
             Some(winner),
-            json!({"points": points, "captured": self.captured[winner], "leads_next": leader}),
+            data(&events::RoundWon {
+                points,
+                captured: self.captured[winner],
+                leads_next: leader,
+            }),
         ));
         if leader != winner {
             out.events.push(Event::public(
                 "jiefeng",
                 Some(leader),
-                json!({"from": winner}),
+                data(&events::Jiefeng { from: winner }),
             ));
         }
         self.round = Round::new(leader);
@@ -326,21 +344,35 @@ impl HandState {
         t
     }
 
-    fn round_json(&self) -> Value {
-        let plays: Vec<Value> = self
+    fn round_view(&self) -> RoundView {
+        let plays = self
             .round
             .plays
             .iter()
             .map(|p| match p.combo {
-                Some(c) => json!({"seat": p.seat, "cards": p.cards, "combo": c.to_json()}),
-                None => json!({"seat": p.seat, "pass": true}),
+                Some(c) => RoundEntry::Play(p.view(c)),
+                None => RoundEntry::Pass {
+                    seat: p.seat,
+                    pass: true,
+                },
             })
             .collect();
-        let top = self
-            .round
-            .top()
-            .map(|(p, c)| json!({"seat": p.seat, "cards": p.cards, "combo": c.to_json()}));
-        json!({"leader": self.round.leader, "points": self.round.points, "plays": plays, "top": top})
+        RoundView {
+            leader: self.round.leader,
+            points: self.round.points,
+            plays,
+            top: self.round.top().map(|(p, c)| p.view(c)),
+        }
+    }
+}
+
+impl RoundPlay {
+    fn view(&self, combo: Combo) -> PlayView {
+        PlayView {
+            seat: self.seat,
+            cards: self.cards.clone(),
+            combo: combo.view(),
+        }
     }
 }
 
@@ -399,16 +431,17 @@ impl State {
         if s.shuangkou {
             self.redraw = true;
         }
-        self.end_hand(s.points, s.points, s.detail, out);
+        self.end_hand(s.points, s.points, Summary::Played(s.detail), out);
     }
 
     fn end_hand(
         &mut self,
         points: [i64; SEATS],
         units: [i64; SEATS],
-        detail: Value,
+        summary: Summary,
         out: &mut Outcome,
     ) {
+        let detail = data(&summary);
         out.events
             .push(Event::public("hand_end", None, detail.clone()));
         out.hand_end = Some(HandResult {
@@ -416,28 +449,30 @@ impl State {
             points: points.to_vec(),
             units: units.to_vec(),
             coins: vec![0; SEATS],
-            detail: detail.clone(),
+            detail,
         });
-        self.last_hand = Some(detail);
+        self.last_hand = Some(summary);
     }
 }
 
-/// Partners and leader drawn by the two 3S: their holders play together and the lower seat
-/// leads; one seat holding both makes opposite seats partners and leads itself.
-fn draw_partners(hands: &[Vec<Card>; SEATS]) -> ([u8; SEATS], SeatNo, &'static str) {
+/// Partners and leader drawn by the two 3S in the dealt `deck` (card i goes to seat i mod 4):
+/// their holders play together and the seat dealt the first 3S leads (谁先抓到黑桃3为先手);
+/// one seat holding both makes opposite seats partners and leads itself. It reads the deck, not
+/// the hands, because the hands are sorted after the deal and lose the dealing order.
+fn draw_partners(deck: &[Card]) -> ([u8; SEATS], SeatNo, &'static str) {
     let three_spades = Card::new(3, Suit::S);
-    let holders: Vec<SeatNo> = (0..SEATS)
-        .flat_map(|s| {
-            let n = hands[s].iter().filter(|&&c| c == three_spades).count();
-            std::iter::repeat_n(s, n)
-        })
+    let holders: Vec<SeatNo> = deck
+        .iter()
+        .enumerate()
+        .filter(|&(_, &c)| c == three_spades)
+        .map(|(i, _)| i % SEATS)
         .collect();
     let opposite = [0, 1, 0, 1];
     match holders[..] {
         [a, b] if a != b => {
             let with = |s: SeatNo| s == a || s == b;
             let team_of = std::array::from_fn(|s| u8::from(with(s) != with(0)));
-            (team_of, a.min(b), "spade_three_holders")
+            (team_of, a, "spade_three_holders")
         }
         [a, ..] => (opposite, a, "one_seat_holds_both"),
         // Only a malformed fixed deck lacks the 3S; seat 0 leads then.
@@ -450,8 +485,8 @@ impl Game for Dazha {
     type State = State;
     type Action = Action;
     type View = View;
-    type Legal = Value;
-    type Summary = Value;
+    type Legal = Legal;
+    type Summary = Summary;
 
     const NAME: &'static str = "dazha";
     const SEATS: RangeInclusive<usize> = 4..=4;
@@ -525,34 +560,44 @@ impl Game for Dazha {
         }
         for (seat, hand) in hands.iter_mut().enumerate() {
             sort_strongest_first(hand);
-            out.events
-                .push(Event::private("dealt", seat, json!({"cards": hand})));
+            out.events.push(Event::private(
+                "dealt",
+                seat,
+                data(&events::Dealt { cards: hand }),
+            ));
         }
         let (mode, base, cap) = (state.opts.mode, state.opts.base, state.opts.cap());
         let shown = tanpai(&hands, mode, cap);
         if !shown.is_empty() {
             // The hand is not played; partners and leader stay as they were for the next one.
             let points = settle_tanpai(&shown, base);
-            out.events
-                .push(Event::public("tanpai", None, json!({"shown": shown})));
-            let detail = json!({"kind": "tanpai", "shown": shown, "points": points});
-            state.end_hand(points, points, detail, &mut out);
+            out.events.push(Event::public(
+                "tanpai",
+                None,
+                data(&events::Tanpai { shown: &shown }),
+            ));
+            let summary = Summary::Tanpai(Tanpai {
+                kind: scoring::TanpaiKind::Tanpai,
+                shown,
+                points,
+            });
+            state.end_hand(points, points, summary, &mut out);
             return out;
         }
         let (team_of, leader, partners) = match state.teams {
             Some(teams) if !state.redraw => (teams, state.next_leader.unwrap_or(0), "kept"),
-            _ => draw_partners(&hands),
+            _ => draw_partners(&start.deck),
         };
         state.teams = Some(team_of);
         state.redraw = false;
         out.events.push(Event::public(
             "hand_started",
             None,
-            json!({
-                "hand_no": state.hand_no,
-                "leader": leader,
-                "teams": teams_json(team_of),
-                "partners": partners,
+            data(&events::HandStarted {
+                hand_no: state.hand_no,
+                leader,
+                teams: teams(team_of),
+                partners,
             }),
         ));
         state.hand = Some(HandState {
@@ -645,17 +690,17 @@ impl Game for Dazha {
                 let lasted = ctx.now_ms.saturating_sub(h.started_ms);
                 let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
                 let (points, units) = scoring::escape(seat, state.opts.base, bonus);
-                let detail = json!({
-                    "kind": "escape",
-                    "seat": seat,
-                    "lasted_ms": lasted,
-                    "bonus": bonus,
-                    "points": points,
+                let summary = Summary::Escape(Escape {
+                    kind: scoring::EscapeKind::Escape,
+                    seat,
+                    lasted_ms: lasted,
+                    bonus,
+                    points,
                 });
                 out.events
-                    .push(Event::public("escape", Some(seat), detail.clone()));
+                    .push(Event::public("escape", Some(seat), data(&summary)));
                 state.finished = true;
-                state.end_hand(points, units, detail, &mut out);
+                state.end_hand(points, units, summary, &mut out);
             }
             None => {
                 // Not during a hand: no penalty. 中途换人算重新开始牌局, so whoever takes the
@@ -664,7 +709,7 @@ impl Game for Dazha {
                 state.redraw = true;
                 state.next_leader = None;
                 out.events
-                    .push(Event::public("left", Some(seat), json!({})));
+                    .push(Event::public("left", Some(seat), data(&events::Nothing {})));
             }
         }
         out
@@ -672,82 +717,77 @@ impl Game for Dazha {
 
     fn view(state: &State, viewer: Option<SeatNo>) -> View {
         let o = &state.opts;
-        let mut v = json!({
-            "mode": o.mode,
-            "base": o.base,
-            "bomb_cap": o.cap(),
-            "hand_no": state.hand_no,
-            "teams": state.teams.map(teams_json),
-            "leader": null,
-            "turn": null,
-            "seats": null,
-            "team_points": null,
-            "round": null,
-            "order_out": null,
-            "bombs": null,
-            "last_hand": state.last_hand,
-        });
-        if let Some(h) = &state.hand {
-            let seats: Vec<Value> = (0..SEATS)
+        let h = state.hand.as_ref();
+        let seats = h.map(|h| {
+            (0..SEATS)
                 .map(|s| {
                     let left = h.hands[s].len();
-                    json!({
-                        "seat": s,
-                        "team": h.team_of[s],
-                        "cards_left": if viewer == Some(s) { json!(left) } else { reported(left) },
-                        "place": h.out.iter().position(|&x| x == s).map(|p| p + 1),
-                        "captured": h.captured[s],
-                    })
+                    SeatView {
+                        seat: s,
+                        team: h.team_of[s],
+                        cards_left: if viewer == Some(s) {
+                            Some(left)
+                        } else {
+                            reported(left)
+                        },
+                        place: h.out.iter().position(|&x| x == s).map(|p| p + 1),
+                        captured: h.captured[s],
+                    }
                 })
-                .collect();
-            let bombs: Vec<Value> = h
-                .bombs
+                .collect()
+        });
+        let bombs = h.map(|h| {
+            h.bombs
                 .iter()
-                .map(|b| json!({"seat": b.seat, "cards": b.cards, "combo": b.combo.to_json()}))
-                .collect();
-            v["leader"] = json!(h.leader);
-            v["turn"] = json!(h.turn);
-            v["seats"] = json!(seats);
-            v["team_points"] = json!(h.team_points());
-            v["round"] = h.round_json();
-            v["order_out"] = json!(h.out);
-            v["bombs"] = json!(bombs);
+                .map(|b| PlayView {
+                    seat: b.seat,
+                    cards: b.cards.clone(),
+                    combo: b.combo.view(),
+                })
+                .collect()
+        });
+        // A seated viewer always gets its hand (empty between hands); a spectator none.
+        let hand = viewer
+            .filter(|&s| s < SEATS)
+            .map(|s| h.map(|h| h.hands[s].clone()).unwrap_or_default());
+        View {
+            mode: o.mode,
+            base: o.base,
+            bomb_cap: o.cap(),
+            hand_no: state.hand_no,
+            teams: state.teams.map(teams),
+            leader: h.map(|h| h.leader),
+            turn: h.map(|h| h.turn),
+            seats,
+            team_points: h.map(|h| h.team_points()),
+            round: h.map(|h| h.round_view()),
+            order_out: h.map(|h| h.out.clone()),
+            bombs,
+            last_hand: state.last_hand.clone(),
+            hand,
         }
-        if let Some(seat) = viewer.filter(|&s| s < SEATS) {
-            let hand = state
-                .hand
-                .as_ref()
-                .map(|h| h.hands[seat].clone())
-                .unwrap_or_default();
-            v["hand"] = json!(hand);
-        }
-        View(v)
     }
 
-    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Value> {
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
         let Some(h) = state.hand.as_ref().filter(|h| h.turn == seat) else {
             return Vec::new();
         };
         match h.round.top() {
-            None => vec![json!({"type": "play", "lead": true, "min_cards": 1})],
+            None => vec![Legal::Play {
+                lead: true,
+                min_cards: 1,
+                beat: None,
+                can_beat: None,
+            }],
             Some((_, top)) => vec![
-                json!({
-                    "type": "play",
-                    "lead": false,
-                    "min_cards": 1,
-                    "beat": top.to_json(),
-                    "can_beat": !legal_plays(state, seat).is_empty(),
-                }),
-                json!({"type": "pass"}),
+                Legal::Play {
+                    lead: false,
+                    min_cards: 1,
+                    beat: Some(top.view()),
+                    can_beat: Some(!legal_plays(state, seat).is_empty()),
+                },
+                Legal::Pass,
             ],
         }
     }
 }
-
-/// The state as one seat may see it.
-#[derive(Serialize, JsonSchema)]
-#[serde(transparent)]
-pub struct View(Value);
-
-/// Nothing is staked on a dazha table: coins move between wallets after each hand.
-impl SeatInfo for View {}

@@ -35,7 +35,11 @@ fn some_play_beats(hand: &[Card], top: Option<&Combo>, mode: Mode) -> bool {
                 .collect()
         };
         let (play, rest) = (picked(true), picked(false));
-        let Ok(options) = combos::readings(&play, hand.len(), mode) else {
+        let read = match top {
+            None => combos::readings(&play, hand.len(), mode),
+            Some(_) => combos::follow_readings(&play, mode),
+        };
+        let Ok(options) = read else {
             return false;
         };
         options.iter().any(|c| top.is_none_or(|t| c.beats(t)))

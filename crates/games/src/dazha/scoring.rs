@@ -1,14 +1,14 @@
 //! Points of a hand: the win stake, bomb rewards (额外奖励), 摊牌 with 罚王, and the escape
 //! penalty. Every amount here is in points; `base` multiplies them, 低分 = 3 × base.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
 
 use crate::cards::Card;
 use crate::engine::SeatNo;
 
 use super::Mode;
-use super::combos::{Combo, Counts, Kind, RANKS, TWO, jokers_playable};
+use super::combos::{Combo, ComboView, Counts, Kind, RANKS, TWO, jokers_playable};
 
 pub const SEATS: usize = 4;
 
@@ -64,7 +64,7 @@ fn collect(points: &mut [i64; SEATS], seat: SeatNo, per_other: i64) {
     }
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// All four jokers of the normal game.
@@ -77,16 +77,17 @@ pub enum Reason {
     CappedBomb,
 }
 
-/// One seat's 摊牌: why, the hand shown, and what it scores.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+/// One seat's 摊牌: why, the hand shown, and what it scores. Fields in alphabetical order, as
+/// the sorted JSON maps of the contract wrote them.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Shown {
-    pub seat: SeatNo,
-    pub reasons: Vec<Reason>,
+    /// Sizes the shown bombs score as.
+    pub bombs: Vec<u8>,
     pub cards: Vec<Card>,
     /// Jokers fined 1 × base to each other player (罚王).
     pub jokers_fined: u8,
-    /// Sizes the shown bombs score as.
-    pub bombs: Vec<u8>,
+    pub reasons: Vec<Reason>,
+    pub seat: SeatNo,
 }
 
 /// The seats that must 摊牌 right after the deal, in seat order.
@@ -170,7 +171,88 @@ pub struct Settlement {
     /// A 双扣 hand re-draws partners for the next one.
     pub shuangkou: bool,
     pub points: [i64; SEATS],
-    pub detail: Value,
+    pub detail: Played,
+}
+
+/// `[[seats of team 0], [seats of team 1]]`.
+pub type Teams = [Vec<SeatNo>; 2];
+
+/// The summary of a hand (`HandResult::detail`, the view's `last_hand`), told apart by `kind`.
+///
+/// Untagged, each variant carrying its own `kind` marker, rather than `#[serde(tag = "kind")]`:
+/// the marker keeps the fields in the alphabetical order the contract's JSON was written in.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Summary {
+    Played(Played),
+    Tanpai(Tanpai),
+    Escape(Escape),
+}
+
+/// `kind` of a played hand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum PlayedKind {
+    #[serde(rename = "played")]
+    Played,
+}
+
+/// `kind` of a hand ended by 摊牌.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum TanpaiKind {
+    #[serde(rename = "tanpai")]
+    Tanpai,
+}
+
+/// `kind` of a hand ended by an escape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub enum EscapeKind {
+    #[serde(rename = "escape")]
+    Escape,
+}
+
+/// A hand played out.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Played {
+    pub bombs_played: usize,
+    /// The bombs that earned rewards (none in a 双扣 hand).
+    pub bombs_scored: Vec<ScoredBomb>,
+    pub kind: PlayedKind,
+    pub order_out: Vec<SeatNo>,
+    pub points: [i64; SEATS],
+    pub shuangkou: bool,
+    pub stake_per_player: i64,
+    pub team_points: [u32; 2],
+    pub teams: Teams,
+    pub winner_team: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct ScoredBomb {
+    pub cards: Vec<Card>,
+    pub combo: ComboView,
+    /// What the bomber took from each other player.
+    pub per_player: i64,
+    pub scored_size: u8,
+    pub seat: SeatNo,
+}
+
+/// A hand not played because seats had to 摊牌.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Tanpai {
+    pub kind: TanpaiKind,
+    pub points: [i64; SEATS],
+    pub shown: Vec<Shown>,
+}
+
+/// A hand ended by a seat leaving.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Escape {
+    /// The hand lasted long enough for the others' bonus.
+    pub bonus: bool,
+    pub kind: EscapeKind,
+    pub lasted_ms: i64,
+    pub points: [i64; SEATS],
+    pub seat: SeatNo,
 }
 
 /// Scores a finished hand. `captured` are the card points each seat won in rounds, `leftover`
@@ -210,27 +292,27 @@ pub fn settle_played(
         for b in bombs {
             let reward = bomb_reward(&b.combo, cap) * base;
             collect(&mut points, b.seat, reward);
-            scored.push(json!({
-                "seat": b.seat,
-                "cards": b.cards,
-                "combo": b.combo.to_json(),
-                "scored_size": scored_size(&b.combo, cap),
-                "per_player": reward,
-            }));
+            scored.push(ScoredBomb {
+                seat: b.seat,
+                cards: b.cards.clone(),
+                combo: b.combo.view(),
+                scored_size: scored_size(&b.combo, cap),
+                per_player: reward,
+            });
         }
     }
-    let detail = json!({
-        "kind": "played",
-        "teams": teams_json(team_of),
-        "team_points": team_points,
-        "order_out": out,
-        "winner_team": winner,
-        "shuangkou": shuangkou,
-        "stake_per_player": stake,
-        "bombs_played": bombs.len(),
-        "bombs_scored": scored,
-        "points": points,
-    });
+    let detail = Played {
+        kind: PlayedKind::Played,
+        teams: teams(team_of),
+        team_points,
+        order_out: out.to_vec(),
+        winner_team: winner,
+        shuangkou,
+        stake_per_player: stake,
+        bombs_played: bombs.len(),
+        bombs_scored: scored,
+        points,
+    };
     Settlement {
         shuangkou,
         points,
@@ -238,10 +320,10 @@ pub fn settle_played(
     }
 }
 
-/// `[[seats of team 0], [seats of team 1]]`.
-pub fn teams_json(team_of: [u8; SEATS]) -> Value {
+/// The seats of each team.
+pub fn teams(team_of: [u8; SEATS]) -> Teams {
     let members = |t: u8| -> Vec<SeatNo> { (0..SEATS).filter(|&s| team_of[s] == t).collect() };
-    json!([members(0), members(1)])
+    [members(0), members(1)]
 }
 
 /// 逃跑: the leaver pays each other player 4 × 低分; each other player also gains 1 × base when

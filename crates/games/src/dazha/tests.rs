@@ -233,7 +233,7 @@ fn a_pairs_run_is_two_or_more_consecutive_pairs_without_two() {
 }
 
 #[test]
-fn a_triple_is_legal_only_with_fewer_than_five_cards_in_hand() {
+fn a_triple_is_led_only_with_fewer_than_five_cards_in_hand() {
     let e = illegal(&["7S", "7H", "7D"], 5);
     assert!(e.contains("fewer than 5 cards"), "{e}");
     assert_eq!(
@@ -245,6 +245,33 @@ fn a_triple_is_legal_only_with_fewer_than_five_cards_in_hand() {
         }]
     );
     read_in(&["7S", "7H", "7D"], 3, Mode::Normal).unwrap();
+}
+
+#[test]
+fn a_follower_answers_a_triple_with_a_higher_triple_at_any_hand_size() {
+    let follower: &[&str] = &["8S", "8H", "8D", "3C", "4C", "6C", "9C", "JC"];
+    let mut st = table(
+        normal(),
+        [&["7S", "7H", "7D"], follower, &["5D", "6D"], &["QD", "AD"]],
+        AB,
+        0,
+    );
+    play(&mut st, 0, &["7S", "7H", "7D"]);
+    let plays = legal_plays(&st, 1);
+    assert!(
+        plays
+            .iter()
+            .any(|p| p.combo.kind == Kind::Triple && p.cards == cards(&["8S", "8H", "8D"])),
+        "{plays:?}"
+    );
+    assert_eq!(
+        serde_json::to_value(Dazha::legal_actions(&st, 1)).unwrap()[0]["can_beat"],
+        json!(true)
+    );
+    let out = play(&mut st, 1, &["8S", "8H", "8D"]);
+    assert_eq!(event(&out, "play").unwrap().data["combo"]["type"], "triple");
+    // Leading it from 5 cards is still refused.
+    assert!(illegal(&["9S", "9H", "9D"], 5).contains("fewer than 5 cards"));
 }
 
 #[test]
@@ -801,7 +828,7 @@ fn base_multiplies_every_amount() {
 // ---------------------------------------------------------------- deal, partners, 摊牌
 
 #[test]
-fn partners_are_the_two_spade_three_holders_and_the_lower_seat_leads() {
+fn partners_are_the_two_spade_three_holders_and_the_first_dealt_leads() {
     let opts = normal();
     let bombs: [&[&str]; 4] = [
         &["7S", "7H", "7D", "7C", "BJ"],
@@ -845,6 +872,41 @@ fn partners_are_the_two_spade_three_holders_and_the_lower_seat_leads() {
     let started = event(&out, "hand_started").unwrap();
     assert_eq!(started.data["leader"], 0);
     assert_eq!(started.data["teams"], json!([[0, 1], [2, 3]]));
+}
+
+/// 谁先抓到黑桃3为先手: seat 3 is dealt a 3S as deck card 3, seat 1 only as deck card 5, so
+/// seat 3 leads although seat 1 is the lower seat; the same after a 双扣 re-draw.
+#[test]
+fn the_seat_dealt_the_first_spade_three_leads() {
+    let opts = normal();
+    let deal: [&[&str]; 4] = [
+        &["7S", "7H", "7D", "7C", "BJ"],
+        &["8S", "3S", "8H", "8D", "8C", "RJ"],
+        &["9S", "9H", "9D", "9C", "BJ"],
+        &["3S", "JS", "JH", "JD", "JC", "RJ"],
+    ];
+    let deck = deck_for(&opts, deal);
+    let three_spades = Card::parse("3S").unwrap();
+    let first = deck.iter().position(|&c| c == three_spades).unwrap();
+    assert_eq!((first, first % 4), (3, 3));
+    let mut st = Dazha::new_match(opts.clone(), 4);
+    let out = start(&mut st, deck.clone());
+    let started = event(&out, "hand_started").unwrap();
+    assert_eq!(started.data["leader"], 3);
+    assert_eq!(started.data["teams"], json!([[0, 2], [1, 3]]));
+    assert_eq!(Dazha::to_act(&st), vec![3]);
+
+    st.hand = None;
+    st.teams = Some([0, 0, 1, 1]);
+    st.next_leader = Some(0);
+    st.redraw = true;
+    let out = start(&mut st, deck);
+    let started = event(&out, "hand_started").unwrap();
+    assert_eq!(
+        started.data["leader"], 3,
+        "a re-draw after 双扣 follows the deal too"
+    );
+    assert_eq!(started.data["teams"], json!([[0, 2], [1, 3]]));
 }
 
 #[test]
@@ -1073,8 +1135,8 @@ fn views_show_only_the_viewers_own_hand() {
     assert!(public.get("hand").is_none());
     assert_eq!(public["round"]["top"]["cards"], json!(["3S"]));
     assert_eq!(public["round"]["top"]["combo"]["type"], "single");
-    assert_eq!(Dazha::legal_actions(&st, 0), Vec::<Value>::new());
-    let la = Dazha::legal_actions(&st, 1);
+    assert!(Dazha::legal_actions(&st, 0).is_empty());
+    let la = serde_json::to_value(Dazha::legal_actions(&st, 1)).unwrap();
     assert_eq!(la[0]["beat"]["type"], "single");
     assert_eq!(la[0]["can_beat"], true);
     assert_eq!(la[1], json!({"type": "pass"}));
@@ -1311,4 +1373,118 @@ fn random_hands_keep_every_invariant() {
         "{played_out} hands played out of {dealt}"
     );
     assert!(escapes > 0);
+}
+
+// ---------------------------------------------------------------- golden JSON
+
+/// Every view and every seat's legal actions, one JSON text a line, as a client receives them.
+/// Also checks that the stored state (with its typed `last_hand`) reads back to the same views.
+fn render(st: &State, text: &mut String) {
+    let back: State = serde_json::from_str(&serde_json::to_string(st).unwrap()).unwrap();
+    assert_eq!(Dazha::view(&back, Some(0)), Dazha::view(st, Some(0)));
+    for viewer in (0..4).map(Some).chain([None]) {
+        *text += &serde_json::to_string(&Dazha::view(st, viewer)).unwrap();
+        text.push('\n');
+    }
+    // Legal actions as JSON values (sorted keys): a tagged enum writes `type` first, which
+    // changes no field or value of the JSON the contract was written against.
+    for seat in 0..4 {
+        let legal = serde_json::to_value(Dazha::legal_actions(st, seat)).unwrap();
+        *text += &legal.to_string();
+        text.push('\n');
+    }
+}
+
+fn record(out: &Outcome, text: &mut String) {
+    for e in &out.events {
+        *text += &format!("event {} {:?} {:?} {}\n", e.kind, e.seat, e.to, e.data);
+    }
+    if let Some(r) = &out.hand_end {
+        *text += &format!(
+            "hand_end {} {:?} {:?} {:?} {}\n",
+            r.hand_no, r.points, r.units, r.coins, r.detail
+        );
+    }
+}
+
+/// A 摊牌 hand, part of a played hand from a fixed deck and a hand played out with a bomb: the
+/// views, legal actions, events and summaries must keep the JSON the HTTP contract was written
+/// against, byte for byte.
+#[test]
+fn hands_serialize_as_the_golden_json() {
+    let opts = normal();
+    let mut st = Dazha::new_match(opts.clone(), 4);
+    let mut text = String::new();
+    render(&st, &mut text);
+    let tanpai_deal: [&[&str]; 4] = [
+        &["BJ", "RJ"],
+        &["8S", "8H", "8D", "8C", "RJ"],
+        &["9S", "9H", "9D", "9C"],
+        &["BJ"],
+    ];
+    record(&start(&mut st, deck_for(&opts, tanpai_deal)), &mut text);
+    render(&st, &mut text);
+    let deal: [&[&str]; 4] = [
+        &["7S", "7H", "7D", "7C", "BJ"],
+        &["8S", "3S", "8H", "8D", "8C", "RJ"],
+        &["9S", "9H", "9D", "9C", "BJ"],
+        &["3S", "JS", "JH", "JD", "JC", "RJ"],
+    ];
+    record(&start(&mut st, deck_for(&opts, deal)), &mut text);
+    render(&st, &mut text);
+    for _ in 0..12 {
+        let seat = Dazha::to_act(&st)[0];
+        let action = match legal_plays(&st, seat).first() {
+            Some(p) if Dazha::phase(&st) == "follow" => Action::Play {
+                cards: p.cards.clone(),
+                reading: None,
+            },
+            _ => Dazha::auto_action(&st, seat),
+        };
+        text += &format!("apply {seat} {}\n", serde_json::to_string(&action).unwrap());
+        record(&Dazha::apply(&mut st, seat, action, T0).unwrap(), &mut text);
+        render(&st, &mut text);
+    }
+
+    let mut st = table(
+        normal(),
+        [
+            &["3S"],
+            &["4S", "4H", "4D", "4C", "9S"],
+            &["KS"],
+            &["6S", "6H"],
+        ],
+        AB,
+        0,
+    );
+    let steps: [(SeatNo, &[&str]); 6] = [
+        (0, &["3S"]),
+        (1, &["4S", "4H", "4D", "4C"]),
+        (2, &[]),
+        (3, &[]),
+        (1, &["9S"]),
+        (2, &["KS"]),
+    ];
+    for (seat, list) in steps {
+        let out = if list.is_empty() {
+            pass(&mut st, seat)
+        } else {
+            play(&mut st, seat, list)
+        };
+        text += &format!("apply {seat} {list:?}\n");
+        record(&out, &mut text);
+        render(&st, &mut text);
+    }
+    assert_eq!(Dazha::stage(&st), Stage::NeedsDeal);
+    assert_eq!(text, include_str!("golden/hands.txt"));
+}
+
+/// The API document's schemas are derived from these same types.
+#[test]
+fn the_schemas_describe_the_typed_surfaces() {
+    use crate::engine::{DynGame, Registered};
+    let s = Registered::<Dazha>::new().schemas();
+    assert!(s.state["properties"]["round"].is_object(), "{}", s.state);
+    assert_eq!(s.legal_action["oneOf"].as_array().map(Vec::len), Some(2));
+    assert_eq!(s.last_result["anyOf"].as_array().map(Vec::len), Some(3));
 }

@@ -16,7 +16,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::{ACE, Card, KING, Rank, Suit};
 
-pub use follow::{FollowError, Requirement, Score, best_follow, is_legal_follow, requirement};
+pub use follow::{
+    FollowError, Requirement, Score, best_follow, is_legal_follow, requirement,
+    score as follow_score,
+};
 pub use formation::{Formation, LeadError, check_lead, classify, contends, trick_winner};
 
 /// The ranks a game treats specially, the same in every hand.

@@ -1,0 +1,501 @@
+//! 四副牌升级 (shengji, four-deck tractor): four players in two teams, 216 cards, no kitty,
+//! trumps declared in the dark (暗叫), levels 2 → A.
+//!
+//! The rules as run here, with every choice the rulings leave open, are in
+//! `docs/rules/shengji.md`. `declare` runs the declaration phase, `levels` the level table,
+//! `view` what each seat may see; the card order and following with structure are the shared
+//! `trick` module's.
+
+mod declare;
+mod levels;
+#[cfg(test)]
+mod tests;
+mod view;
+
+use std::ops::RangeInclusive;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use crate::cards::{Card, Suit, remove_cards, standard_deck};
+use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
+use crate::trick::{self, Order, Ranks};
+
+pub use declare::Declaration;
+pub use levels::{STEP, level_change, next_dealer, team};
+pub use view::{DeclareOption, Legal, Shape, Summary, TrickView, View};
+
+pub struct Shengji;
+
+/// The fixed trump rank is 2 in every hand; no rank leaves the deck; followers keep tractors
+/// before groups (the seed's eight-card table).
+pub const RANKS: Ranks = Ranks {
+    fixed: &[2],
+    removed: &[],
+    tractors_first: true,
+};
+const SEATS: usize = 4;
+const DECKS: usize = 4;
+/// Levels start at 2; a team that would pass A (14) wins the match.
+const START_LEVEL: u8 = 2;
+/// An escape from a hand that lasted this long also gives the others 1 point each.
+const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
+/// What a leaver pays each other player.
+const ESCAPE_PAYS: i64 = 3;
+
+/// Nothing to choose: the rulings fix the whole game.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    /// Show k identical 2s of one suit (k = 1..4) to declare that suit trump.
+    Declare {
+        cards: Vec<Card>,
+    },
+    // A struct variant so that `deny_unknown_fields` also refuses `{"type":"pass","cards":[…]}`.
+    Pass {},
+    Play {
+        cards: Vec<Card>,
+    },
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    hand_no: u32,
+    /// Each team's level, 2..=14 (A); team 0 is seats 0 and 2.
+    levels: [u8; 2],
+    /// The dealer of the coming hand, once a hand has been played.
+    next_dealer: Option<SeatNo>,
+    /// The dealer of the last hand: the seat after it declares first.
+    last_dealer: Option<SeatNo>,
+    /// Set when the match is over (a team passed A, or someone left).
+    finished: bool,
+    /// The team that won the match.
+    winner: Option<usize>,
+    hand: Option<HandState>,
+    last_result: Option<Summary>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct HandState {
+    started_ms: i64,
+    hands: [Vec<Card>; SEATS],
+    phase: Phase,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum Phase {
+    Declaring(declare::Declaring),
+    Playing(Playing),
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Playing {
+    trump: Suit,
+    declaration: Option<Declaration>,
+    dealer: SeatNo,
+    turn: SeatNo,
+    /// The current trick: seats and cards in playing order, the leader first.
+    trick: Vec<Played>,
+    tricks: Vec<TrickView>,
+    defenders_points: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Played {
+    pub seat: SeatNo,
+    pub cards: Vec<Card>,
+}
+
+/// Event payloads: small typed records, never a card a receiver may not see.
+/// A seat's dealt hand (private) or a play (public).
+#[derive(Serialize)]
+struct Cards<'a> {
+    cards: &'a [Card],
+}
+
+#[derive(Serialize)]
+struct HandBegins {
+    hand_no: u32,
+    levels: [u8; 2],
+    /// Known from hand 2 on; hand 1's dealer is the final declarer (反底反桩).
+    dealer: Option<SeatNo>,
+    first_to_declare: SeatNo,
+}
+
+#[derive(Serialize)]
+struct TrickWon {
+    winner: SeatNo,
+    points: u32,
+    defenders_points: u32,
+}
+
+#[derive(Serialize)]
+struct Empty {}
+
+fn data<T: Serialize>(t: &T) -> serde_json::Value {
+    serde_json::to_value(t).expect("event data serializes to JSON")
+}
+
+impl Playing {
+    fn order(&self) -> Order {
+        Order::new(RANKS, Some(self.trump))
+    }
+}
+
+impl HandState {
+    fn order(&self) -> Order {
+        match &self.phase {
+            Phase::Playing(p) => p.order(),
+            // No trump is known while declaring: 2s sort together.
+            Phase::Declaring(_) => Order::new(RANKS, None),
+        }
+    }
+}
+
+impl State {
+    /// Plays `cards` for `seat` in the playing phase.
+    fn play(&mut self, seat: SeatNo, cards: Vec<Card>, out: &mut Outcome) -> Result<(), RuleError> {
+        let Some(h) = self.hand.as_mut() else {
+            return Err(RuleError::illegal("no hand is being played"));
+        };
+        let Phase::Playing(p) = &mut h.phase else {
+            return Err(RuleError::illegal(
+                "trumps are still being declared: declare or pass",
+            ));
+        };
+        let order = p.order();
+        let hand = &h.hands[seat];
+        match p.trick.first() {
+            None => {
+                trick::check_lead(&order, hand, &cards)
+                    .map_err(|e| RuleError::illegal(e.to_string()))?;
+            }
+            Some(lead) => {
+                trick::is_legal_follow(&order, hand, &lead.cards, &cards)
+                    .map_err(|e| RuleError::illegal(e.to_string()))?;
+            }
+        }
+        remove_cards(&mut h.hands[seat], &cards).expect("checked above");
+        out.events.push(Event::public(
+            "play",
+            Some(seat),
+            data(&Cards { cards: &cards }),
+        ));
+        p.trick.push(Played { seat, cards });
+        if p.trick.len() < SEATS {
+            p.turn = (seat + 1) % SEATS;
+            return Ok(());
+        }
+        let plays: Vec<Vec<Card>> = p.trick.iter().map(|x| x.cards.clone()).collect();
+        let winner = p.trick[trick::trick_winner(&order, &plays)].seat;
+        let points: u32 = plays.iter().map(|c| trick::points(c)).sum();
+        if team(winner) != team(p.dealer) {
+            p.defenders_points += points;
+        }
+        out.events.push(Event::public(
+            "trick",
+            Some(winner),
+            data(&TrickWon {
+                winner,
+                points,
+                defenders_points: p.defenders_points,
+            }),
+        ));
+        p.tricks.push(TrickView {
+            plays: std::mem::take(&mut p.trick),
+            winner,
+            points,
+        });
+        p.turn = winner;
+        if h.hands.iter().all(|x| x.is_empty()) {
+            self.finish_hand(out);
+        }
+        Ok(())
+    }
+
+    /// Scores a hand played out: levels, next dealer, match end.
+    fn finish_hand(&mut self, out: &mut Outcome) {
+        let Some(HandState {
+            phase: Phase::Playing(p),
+            ..
+        }) = self.hand.take()
+        else {
+            return;
+        };
+        let (dealers_won, gain) = level_change(p.defenders_points);
+        let gaining_team = if dealers_won {
+            team(p.dealer)
+        } else {
+            1 - team(p.dealer)
+        };
+        let levels_before = self.levels;
+        let mut match_winner = None;
+        match levels::raise(self.levels[gaining_team], gain) {
+            Some(l) => self.levels[gaining_team] = l,
+            None => match_winner = Some(gaining_team),
+        }
+        let points = levels::hand_points(gaining_team, gain);
+        let dealer = next_dealer(p.dealer, dealers_won);
+        self.last_dealer = Some(p.dealer);
+        self.next_dealer = Some(dealer);
+        if match_winner.is_some() {
+            self.finished = true;
+            self.winner = match_winner;
+        }
+        let summary = Summary::Played {
+            hand_no: self.hand_no,
+            dealer: p.dealer,
+            trump: p.trump,
+            declaration: p.declaration,
+            defenders_points: p.defenders_points,
+            gaining_team,
+            levels_gained: gain,
+            levels_before,
+            levels_after: self.levels,
+            next_dealer: dealer,
+            match_winner,
+            points: points.clone(),
+        };
+        self.end_hand(points.clone(), points, summary, out);
+    }
+
+    fn end_hand(&mut self, points: Vec<i64>, units: Vec<i64>, summary: Summary, out: &mut Outcome) {
+        let detail = data(&summary);
+        out.events
+            .push(Event::public("hand_end", None, detail.clone()));
+        out.hand_end = Some(HandResult {
+            hand_no: self.hand_no,
+            points,
+            units,
+            coins: vec![0; SEATS],
+            detail,
+        });
+        self.last_result = Some(summary);
+        self.hand = None;
+    }
+}
+
+/// The lead auto-play makes: every copy of the lowest card held (plain cards before trumps),
+/// so no group is broken.
+fn auto_lead(order: &Order, hand: &[Card]) -> Vec<Card> {
+    let Some(&low) = hand
+        .iter()
+        .min_by_key(|&&c| (order.is_trump(c), order.pos(c), order.key(c)))
+    else {
+        return Vec::new();
+    };
+    hand.iter().copied().filter(|&c| c == low).collect()
+}
+
+impl Game for Shengji {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type View = View;
+    type Legal = Legal;
+    type Summary = Summary;
+
+    const NAME: &'static str = "shengji";
+    const SEATS: RangeInclusive<usize> = 4..=4;
+    const COIN_ROOMS: bool = true;
+
+    fn check_options(_opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
+        Ok(())
+    }
+
+    fn deck(_opts: &Options) -> Vec<Card> {
+        (0..DECKS).flat_map(|_| standard_deck(true)).collect()
+    }
+
+    fn new_match(_opts: Options, _seats: usize) -> State {
+        State {
+            hand_no: 0,
+            levels: [START_LEVEL; 2],
+            next_dealer: None,
+            last_dealer: None,
+            finished: false,
+            winner: None,
+            hand: None,
+            last_result: None,
+        }
+    }
+
+    fn stage(state: &State) -> Stage {
+        if state.finished {
+            Stage::Finished
+        } else if state.hand.is_some() {
+            Stage::InHand
+        } else {
+            Stage::NeedsDeal
+        }
+    }
+
+    fn hand_no(state: &State) -> u32 {
+        state.hand_no
+    }
+
+    fn phase(state: &State) -> &'static str {
+        match &state.hand {
+            Some(HandState {
+                phase: Phase::Declaring(_),
+                ..
+            }) => "declaring",
+            Some(HandState {
+                phase: Phase::Playing(_),
+                ..
+            }) => "playing",
+            None if state.finished => "finished",
+            None => "between_hands",
+        }
+    }
+
+    fn to_act(state: &State) -> Vec<SeatNo> {
+        match &state.hand {
+            Some(HandState {
+                phase: Phase::Declaring(d),
+                ..
+            }) => vec![d.turn],
+            Some(HandState {
+                phase: Phase::Playing(p),
+                ..
+            }) => vec![p.turn],
+            None => Vec::new(),
+        }
+    }
+
+    fn start_hand(state: &mut State, start: HandStart) -> Outcome {
+        let mut out = Outcome::default();
+        if state.finished {
+            return out;
+        }
+        state.hand_no += 1;
+        let mut hands: [Vec<Card>; SEATS] = Default::default();
+        for (i, &c) in start.deck.iter().enumerate() {
+            hands[i % SEATS].push(c);
+        }
+        let first = state.last_dealer.map_or(0, |d| (d + 1) % SEATS);
+        let order = Order::new(RANKS, None);
+        for (seat, hand) in hands.iter_mut().enumerate() {
+            order.sort_strongest_first(hand);
+            out.events
+                .push(Event::private("dealt", seat, data(&Cards { cards: hand })));
+        }
+        out.events.push(Event::public(
+            "hand_start",
+            None,
+            data(&HandBegins {
+                hand_no: state.hand_no,
+                levels: state.levels,
+                dealer: state.next_dealer,
+                first_to_declare: first,
+            }),
+        ));
+        state.hand = Some(HandState {
+            started_ms: start.ctx.now_ms,
+            hands,
+            phase: Phase::Declaring(declare::Declaring::new(first)),
+        });
+        out
+    }
+
+    fn apply(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        _ctx: Ctx,
+    ) -> Result<Outcome, RuleError> {
+        if !Self::to_act(state).contains(&seat) {
+            return Err(RuleError::not_your_turn(format!(
+                "it is not seat {seat}'s turn"
+            )));
+        }
+        let mut out = Outcome::default();
+        match action {
+            Action::Declare { cards } => declare::declare(state, seat, &cards, &mut out)?,
+            Action::Pass {} => declare::pass(state, seat, &mut out)?,
+            Action::Play { cards } => state.play(seat, cards, &mut out)?,
+        }
+        Ok(out)
+    }
+
+    fn auto_action(state: &State, seat: SeatNo) -> Action {
+        let Some(h) = &state.hand else {
+            return Action::Pass {};
+        };
+        match &h.phase {
+            Phase::Declaring(_) => Action::Pass {},
+            Phase::Playing(p) => {
+                let order = p.order();
+                let hand = &h.hands[seat];
+                let cards = match p.trick.first() {
+                    None => auto_lead(&order, hand),
+                    Some(lead) => trick::best_follow(&order, hand, &lead.cards),
+                };
+                Action::Play { cards }
+            }
+        }
+    }
+
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+        let mut out = Outcome::default();
+        if state.finished || seat >= SEATS {
+            return out;
+        }
+        match state.hand.take() {
+            Some(h) => {
+                let lasted_ms = ctx.now_ms.saturating_sub(h.started_ms);
+                let bonus = lasted_ms >= ESCAPE_BONUS_AFTER_MS;
+                let units: Vec<i64> = (0..SEATS)
+                    .map(|s| {
+                        if s == seat {
+                            -ESCAPE_PAYS * (SEATS as i64 - 1)
+                        } else {
+                            ESCAPE_PAYS
+                        }
+                    })
+                    .collect();
+                let points: Vec<i64> = units
+                    .iter()
+                    .enumerate()
+                    .map(|(s, &u)| u + i64::from(bonus && s != seat))
+                    .collect();
+                state.finished = true;
+                state.winner = Some(1 - team(seat));
+                let summary = Summary::Escape {
+                    hand_no: state.hand_no,
+                    seat,
+                    lasted_ms,
+                    bonus,
+                    match_winner: 1 - team(seat),
+                    points: points.clone(),
+                };
+                out.events
+                    .push(Event::public("escape", Some(seat), data(&summary)));
+                state.end_hand(points, units, summary, &mut out);
+            }
+            None => {
+                // Between hands no hand is running, so nothing is paid; once a hand has been
+                // played the match cannot go on without the team, which loses it.
+                if state.hand_no > 0 {
+                    state.finished = true;
+                    state.winner = Some(1 - team(seat));
+                }
+                out.events
+                    .push(Event::public("left", Some(seat), data(&Empty {})));
+            }
+        }
+        out
+    }
+
+    fn view(state: &State, viewer: Option<SeatNo>) -> View {
+        view::view(state, viewer)
+    }
+
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
+        view::legal(state, seat)
+    }
+}

@@ -1,0 +1,98 @@
+//! What every path that commits a player somewhere (a seat, a lobby queue, a tournament) must
+//! check first, below both matches and tournaments.
+//!
+//! Each such transaction starts with [`lock_free_to_play`]: it locks the player's `users` row,
+//! so two requests of one player that would each commit them somewhere run one after the other,
+//! and the second sees what the first committed (READ COMMITTED re-reads after a lock wait).
+
+use sqlx::PgConnection;
+use uuid::Uuid;
+
+use crate::auth::Role;
+use crate::error::{ApiError, ApiResult};
+
+/// Locks the player's row for this transaction; 401 when the account no longer exists (a
+/// token outlives its user).
+pub async fn lock(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
+    sqlx::query_scalar::<_, i32>("SELECT 1 FROM users WHERE id = $1 FOR UPDATE")
+        .bind(user)
+        .fetch_optional(conn)
+        .await?
+        .map(|_| ())
+        .ok_or_else(gone)
+}
+
+/// The account's role now (a token's role may be stale); 401 when the account is gone.
+pub async fn current_role(conn: &mut PgConnection, user: Uuid) -> ApiResult<Role> {
+    let role: Option<String> = sqlx::query_scalar("SELECT role FROM users WHERE id = $1")
+        .bind(user)
+        .fetch_optional(conn)
+        .await?;
+    role.as_deref().and_then(Role::parse).ok_or_else(gone)
+}
+
+fn gone() -> ApiError {
+    ApiError::Unauthorized("the account of this token no longer exists".into())
+}
+
+/// Locks the player (see the module doc) and refuses when a tournament that is not over holds
+/// them: a registered player stays in its lobby (seed: 只能停留在大厅).
+pub async fn lock_free_to_play(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
+    lock(conn, user).await?;
+    let busy: Option<String> = sqlx::query_scalar(
+        "SELECT t.name FROM tournament_players p JOIN tournaments t ON t.id = p.tournament_id
+          WHERE p.user_id = $1 AND t.status IN ('registering', 'running')
+            AND p.in_field IS NOT FALSE AND p.eliminated_round IS NULL
+          LIMIT 1",
+    )
+    .bind(user)
+    .fetch_optional(conn)
+    .await?;
+    match busy {
+        Some(name) => Err(ApiError::Conflict(format!(
+            "you are registered in the tournament {name:?}: until you withdraw, are eliminated \
+             or it ends, you can only play its tables"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a player who sits at a table that is not over or waits in a lobby queue: a player
+/// registering for a tournament must be free of both (the tournament then keeps them).
+pub async fn ensure_not_seated_or_queued(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
+    let elsewhere: Option<String> = sqlx::query_scalar(
+        "SELECT 'sit at the match ' || m.id FROM match_seats s JOIN matches m ON m.id = s.match_id
+          WHERE s.user_id = $1 AND m.status IN ('waiting', 'playing')
+         UNION ALL
+         SELECT 'wait in the lobby queue' FROM lobby_queue WHERE user_id = $1 AND match_id IS NULL
+         LIMIT 1",
+    )
+    .bind(user)
+    .fetch_optional(conn)
+    .await?;
+    match elsewhere {
+        Some(place) => Err(ApiError::Conflict(format!(
+            "you {place}: leave it before registering for a tournament"
+        ))),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a player who sits in a coin room (金币场) that is not over: one coin room at a time.
+pub async fn ensure_not_in_coin_room(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
+    let seated: Option<Uuid> = sqlx::query_scalar(
+        "SELECT m.id FROM match_seats s JOIN matches m ON m.id = s.match_id
+          WHERE s.user_id = $1 AND m.status IN ('waiting', 'playing')
+            AND m.options->>'room' = 'coin'
+          LIMIT 1",
+    )
+    .bind(user)
+    .fetch_optional(conn)
+    .await?;
+    match seated {
+        Some(id) => Err(ApiError::Conflict(format!(
+            "you sit in the coin room {id}: leave it before queueing for another"
+        ))),
+        None => Ok(()),
+    }
+}
