@@ -6,6 +6,7 @@ pub mod cards;
 pub mod chexuan;
 pub mod dazha;
 pub mod engine;
+pub mod sandaha;
 pub mod shengji;
 pub mod shuffle;
 #[cfg(test)]

@@ -1,0 +1,817 @@
+//! 衡阳三打哈 (sandaha): four seats, three defenders against the banker who bid lowest, two
+//! decks without 3s and 4s, fixed trumps 7 and 2.
+//!
+//! The rules as run here, with every choice the rulings leave open, are in
+//! `docs/rules/sandaha.md`. The card order, following with structure and the trick winner are
+//! the shared `trick` module's; `follow` adds sandaha's 甩牌 and automatic lead, `bidding` runs
+//! 定庄, `scoring` the result table, `view` the client types.
+
+mod bidding;
+mod follow;
+mod scoring;
+#[cfg(test)]
+mod tests;
+mod view;
+
+use std::ops::RangeInclusive;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
+use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
+use crate::trick::{self, Order};
+
+pub use bidding::{Bidding, Call, OPENING_BID, base_score};
+pub use follow::{RANKS, Shape, order};
+pub use scoring::Verdict;
+pub use view::{BottomCapture, Legal, Summary, Trick, TrickPlay, View};
+
+pub struct Sandaha;
+
+pub const SEATS: usize = 4;
+/// Cards in the bottom (底牌), and cards the banker buries.
+pub const BOTTOM: usize = 8;
+/// Cards 0..DEALT of a deck go to the seats in turn, the rest to the bottom.
+const DEALT: usize = 84;
+const LOWEST_LIMITED: u32 = 70;
+const LOWEST_UNLIMITED: u32 = 5;
+/// An escape from a hand that lasted this long also gives each other seat 1 point.
+const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// 限级 (the default): 70 is the lowest bid. `false`: 不限级, bids go down to 5.
+    #[serde(default = "limited")]
+    pub limit: bool,
+}
+
+fn limited() -> bool {
+    true
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { limit: limited() }
+    }
+}
+
+impl Options {
+    pub fn lowest_bid(&self) -> u32 {
+        if self.limit {
+            LOWEST_LIMITED
+        } else {
+            LOWEST_UNLIMITED
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    Bid {
+        value: u32,
+    },
+    // Struct variants so that `deny_unknown_fields` refuses stray fields here too.
+    Pass {},
+    /// A trump suit, or null for only the fixed trumps.
+    Trump {
+        suit: Option<Suit>,
+    },
+    Bury {
+        cards: Vec<Card>,
+    },
+    Surrender {},
+    PlayOn {},
+    Play {
+        cards: Vec<Card>,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct State {
+    opts: Options,
+    hand_no: u32,
+    /// Set by an escape: the match is over.
+    finished: bool,
+    /// Who bids first in the next deal.
+    next_first: SeatNo,
+    hand: Option<HandState>,
+    last_result: Option<Summary>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct HandState {
+    started_ms: i64,
+    first_bidder: SeatNo,
+    /// Each seat's cards, strongest first.
+    hands: [Vec<Card>; SEATS],
+    /// The dealt bottom until the banker takes it, then (after burying) the buried cards.
+    bottom: Vec<Card>,
+    bids: Vec<Call>,
+    phase: Phase,
+}
+
+/// The banker and its bid.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+struct Contract {
+    banker: SeatNo,
+    bid: u32,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "step", rename_all = "snake_case")]
+enum Phase {
+    Bidding(Bidding),
+    /// The banker has taken the bottom and names the trump.
+    Trump {
+        contract: Contract,
+    },
+    Bury {
+        contract: Contract,
+        trump: Option<Suit>,
+    },
+    /// Surrender or play on.
+    Decide {
+        contract: Contract,
+        trump: Option<Suit>,
+    },
+    Tricks {
+        contract: Contract,
+        trump: Option<Suit>,
+        play: Tricks,
+    },
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+struct Tricks {
+    turn: SeatNo,
+    current: Trick,
+    done: Vec<Trick>,
+    /// The defenders' points (上分, and 扣底 at the end).
+    points: u32,
+    /// Seats that played a non-trump to a trump lead (报副).
+    void_in_trumps: [bool; SEATS],
+}
+
+impl Phase {
+    fn contract(&self) -> Option<Contract> {
+        match self {
+            Phase::Bidding(_) => None,
+            Phase::Trump { contract }
+            | Phase::Bury { contract, .. }
+            | Phase::Decide { contract, .. }
+            | Phase::Tricks { contract, .. } => Some(*contract),
+        }
+    }
+
+    /// The trump suit once named (`Some(None)`: no trump suit).
+    fn trump(&self) -> Option<Option<Suit>> {
+        match self {
+            Phase::Bidding(_) | Phase::Trump { .. } => None,
+            Phase::Bury { trump, .. }
+            | Phase::Decide { trump, .. }
+            | Phase::Tricks { trump, .. } => Some(*trump),
+        }
+    }
+
+    fn turn(&self) -> SeatNo {
+        match self {
+            Phase::Bidding(b) => b.turn,
+            Phase::Trump { contract }
+            | Phase::Bury { contract, .. }
+            | Phase::Decide { contract, .. } => contract.banker,
+            Phase::Tricks { play, .. } => play.turn,
+        }
+    }
+
+    fn name(&self) -> &'static str {
+        match self {
+            Phase::Bidding(_) => "bidding",
+            Phase::Trump { .. } => "trump",
+            Phase::Bury { .. } => "bury",
+            Phase::Decide { .. } => "decide",
+            Phase::Tricks { .. } => "play",
+        }
+    }
+}
+
+fn next_seat(seat: SeatNo) -> SeatNo {
+    (seat + 1) % SEATS
+}
+
+impl State {
+    fn end_hand(&mut self, summary: Summary, points: [i64; SEATS], units: [i64; SEATS]) -> Outcome {
+        let mut out = Outcome::default();
+        let detail = serde_json::to_value(&summary).expect("summaries serialize to JSON");
+        out.events
+            .push(Event::public("hand_end", None, detail.clone()));
+        out.hand_end = Some(HandResult {
+            hand_no: self.hand_no,
+            points: points.to_vec(),
+            units: units.to_vec(),
+            coins: vec![0; SEATS],
+            detail,
+        });
+        self.hand = None;
+        self.last_result = Some(summary);
+        out
+    }
+}
+
+/// Refuses cards the seat lacks without naming any of them.
+fn not_held() -> RuleError {
+    RuleError::illegal("you do not hold all of these cards")
+}
+
+/// Applies a bidding call and what follows from it.
+fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) -> Option<Outcome> {
+    let h = state.hand.as_mut()?;
+    match after {
+        bidding::After::Continues => None,
+        bidding::After::AllPassed => {
+            let first = h.first_bidder;
+            out.events.push(Event::public(
+                "redeal",
+                None,
+                json!({"first_bidder": first, "reason": "all four passed: the cards are dealt again"}),
+            ));
+            let summary = Summary::Redeal {
+                hand_no: state.hand_no,
+                first_bidder: first,
+                points: vec![0; SEATS],
+            };
+            state.next_first = first;
+            Some(state.end_hand(summary, [0; SEATS], [0; SEATS]))
+        }
+        bidding::After::Banker { seat, bid } => {
+            let bottom = std::mem::take(&mut h.bottom);
+            h.hands[seat].extend(bottom.iter().copied());
+            order(None).sort_strongest_first(&mut h.hands[seat]);
+            out.events.push(Event::public(
+                "banker",
+                Some(seat),
+                json!({"bid": bid, "base_score": base_score(bid), "bottom_taken": bottom.len()}),
+            ));
+            out.events
+                .push(Event::private("bottom", seat, json!({"cards": bottom})));
+            h.phase = Phase::Trump {
+                contract: Contract { banker: seat, bid },
+            };
+            None
+        }
+    }
+}
+
+impl Tricks {
+    /// 甩牌 is open to `seat` when it is the banker and every defender has shown void in trumps.
+    fn may_throw(&self, seat: SeatNo, banker: SeatNo) -> bool {
+        seat == banker && (0..SEATS).all(|s| s == banker || self.void_in_trumps[s])
+    }
+}
+
+/// Plays `cards` for `seat` in the trick phase.
+fn play_cards(
+    state: &mut State,
+    seat: SeatNo,
+    cards: Vec<Card>,
+    out: &mut Outcome,
+) -> Result<Option<Outcome>, RuleError> {
+    let hand_no = state.hand_no;
+    let h = state
+        .hand
+        .as_mut()
+        .ok_or_else(|| RuleError::not_your_turn("no hand is being played"))?;
+    let Phase::Tricks {
+        contract,
+        trump,
+        play,
+    } = &mut h.phase
+    else {
+        return Err(RuleError::illegal("it is not the time to play cards"));
+    };
+    let (contract, order) = (*contract, order(*trump));
+    if cards.is_empty() {
+        return Err(RuleError::illegal("a play needs at least one card"));
+    }
+    if !holds_all(&h.hands[seat], &cards) {
+        return Err(not_held());
+    }
+    let hand = &h.hands[seat];
+    let shape = match (play.current.shape, play.current.plays.first()) {
+        (Some(shape), Some(lead)) => {
+            trick::is_legal_follow(&order, hand, &lead.cards, &cards)
+                .map_err(|e| RuleError::illegal(format!("有牌必跟: {e}")))?;
+            if order.is_trump(lead.cards[0])
+                && seat != contract.banker
+                && cards.iter().any(|&c| !order.is_trump(c))
+                && !play.void_in_trumps[seat]
+            {
+                play.void_in_trumps[seat] = true;
+                out.events
+                    .push(Event::public("void_in_trumps", Some(seat), json!({})));
+            }
+            shape
+        }
+        _ => {
+            let may_throw = play.may_throw(seat, contract.banker);
+            let shape = follow::check_lead(&order, hand, &cards, may_throw)?;
+            play.current.shape = Some(shape);
+            shape
+        }
+    };
+    remove_cards(&mut h.hands[seat], &cards);
+    let mut cards = cards;
+    order.sort_strongest_first(&mut cards);
+    let leading = play.current.plays.is_empty();
+    out.events.push(Event::public(
+        "play",
+        Some(seat),
+        json!({"cards": cards, "shape": leading.then_some(shape)}),
+    ));
+    play.current.points += trick::points(&cards);
+    play.current.plays.push(TrickPlay { seat, cards });
+    if play.current.plays.len() < SEATS {
+        play.turn = next_seat(seat);
+        return Ok(None);
+    }
+    let plays: Vec<Vec<Card>> = play.current.plays.iter().map(|p| p.cards.clone()).collect();
+    let won = &play.current.plays[trick::trick_winner(&order, &plays)];
+    let winner = won.seat;
+    // 扣底 needs the winning play all trumps; its structure sets the multiple.
+    let trump_shape = won
+        .cards
+        .iter()
+        .all(|&c| order.is_trump(c))
+        .then(|| trick::classify(&order, &won.cards).map(|(f, _)| Shape::of(f)))
+        .flatten();
+    if winner != contract.banker {
+        play.points += play.current.points;
+    }
+    play.current.winner = Some(winner);
+    out.events.push(Event::public(
+        "trick_won",
+        Some(winner),
+        json!({"points": play.current.points, "defenders_points": play.points}),
+    ));
+    let finished = std::mem::replace(&mut play.current, Trick::new(winner));
+    play.done.push(finished);
+    play.turn = winner;
+    if h.hands.iter().any(|c| !c.is_empty()) {
+        return Ok(None);
+    }
+    let mut bottom_capture = None;
+    if let Some(shape) = trump_shape.filter(|_| winner != contract.banker) {
+        let multiple = shape.bottom_multiple();
+        let points = trick::points(&h.bottom) * multiple;
+        play.points += points;
+        let capture = BottomCapture { multiple, points };
+        out.events.push(Event::public(
+            "bottom_captured",
+            Some(winner),
+            json!(capture),
+        ));
+        bottom_capture = Some(capture);
+    }
+    let defenders_points = play.points;
+    let (verdict, points) = scoring::settle(contract.banker, contract.bid, defenders_points);
+    let summary = Summary::Played {
+        hand_no,
+        banker: contract.banker,
+        bid: contract.bid,
+        base_score: base_score(contract.bid),
+        defenders_points,
+        verdict,
+        bottom_capture,
+        points: points.to_vec(),
+    };
+    state.next_first = next_seat(contract.banker);
+    Ok(Some(state.end_hand(summary, points, points)))
+}
+
+/// The suit the banker holds most of (fixed trumps not counted), S H D C on ties.
+fn most_held_suit(hand: &[Card]) -> Option<Suit> {
+    let count = |s: Suit| {
+        hand.iter()
+            .filter(|&&c| c.suit() == Some(s) && !matches!(c.rank(), Some(7 | 2)))
+            .count()
+    };
+    let mut best: Option<(Suit, usize)> = None;
+    for s in Suit::ALL {
+        let n = count(s);
+        if n > 0 && best.is_none_or(|(_, b)| n > b) {
+            best = Some((s, n));
+        }
+    }
+    best.map(|(s, _)| s)
+}
+
+/// The 8 lowest non-point cards, lowest first (point cards only when there are not enough).
+fn lowest_to_bury(order: &Order, hand: &[Card]) -> Vec<Card> {
+    let mut v = hand.to_vec();
+    v.sort_by_key(|&c| {
+        (
+            trick::card_points(c) > 0,
+            order.is_trump(c),
+            order.pos(c),
+            order.key(c),
+        )
+    });
+    v.truncate(BOTTOM);
+    v
+}
+
+impl Game for Sandaha {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type View = View;
+    type Legal = Legal;
+    type Summary = Summary;
+
+    const NAME: &'static str = "sandaha";
+    const SEATS: RangeInclusive<usize> = 4..=4;
+    const COIN_ROOMS: bool = true;
+
+    fn check_options(_opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
+        // `limit` is a bool: the options reader already refused anything else.
+        Ok(())
+    }
+
+    fn deck(_opts: &Options) -> Vec<Card> {
+        let one: Vec<Card> = standard_deck(true)
+            .into_iter()
+            .filter(|c| !matches!(c.rank(), Some(3 | 4)))
+            .collect();
+        [one.clone(), one].concat()
+    }
+
+    fn new_match(opts: Options, _seats: usize) -> State {
+        State {
+            opts,
+            hand_no: 0,
+            finished: false,
+            next_first: 0,
+            hand: None,
+            last_result: None,
+        }
+    }
+
+    fn stage(state: &State) -> Stage {
+        if state.finished {
+            Stage::Finished
+        } else if state.hand.is_some() {
+            Stage::InHand
+        } else {
+            Stage::NeedsDeal
+        }
+    }
+
+    fn hand_no(state: &State) -> u32 {
+        state.hand_no
+    }
+
+    fn phase(state: &State) -> &'static str {
+        match &state.hand {
+            _ if state.finished => "finished",
+            None => "waiting",
+            Some(h) => h.phase.name(),
+        }
+    }
+
+    fn to_act(state: &State) -> Vec<SeatNo> {
+        state.hand.iter().map(|h| h.phase.turn()).collect()
+    }
+
+    /// **Choice:** burying gets twice the turn: it is the hand's biggest decision.
+    fn wait_secs(state: &State, turn_secs: u32) -> u32 {
+        match state.hand.as_ref().map(|h| &h.phase) {
+            Some(Phase::Bury { .. }) => turn_secs.saturating_mul(2),
+            _ => turn_secs,
+        }
+    }
+
+    fn start_hand(state: &mut State, start: HandStart) -> Outcome {
+        let mut out = Outcome::default();
+        state.hand_no += 1;
+        let mut hands: [Vec<Card>; SEATS] = Default::default();
+        for (i, &card) in start.deck.iter().take(DEALT).enumerate() {
+            hands[i % SEATS].push(card);
+        }
+        let bottom: Vec<Card> = start.deck.iter().skip(DEALT).copied().collect();
+        for (seat, hand) in hands.iter_mut().enumerate() {
+            order(None).sort_strongest_first(hand);
+            out.events
+                .push(Event::private("dealt", seat, json!({"cards": hand})));
+        }
+        let first = state.next_first;
+        out.events.push(Event::public(
+            "hand_started",
+            None,
+            json!({"hand_no": state.hand_no, "first_bidder": first, "bottom_count": bottom.len()}),
+        ));
+        state.hand = Some(HandState {
+            started_ms: start.ctx.now_ms,
+            first_bidder: first,
+            hands,
+            bottom,
+            bids: Vec::new(),
+            phase: Phase::Bidding(Bidding::new(first, state.opts.lowest_bid())),
+        });
+        out
+    }
+
+    fn apply(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        _ctx: Ctx,
+    ) -> Result<Outcome, RuleError> {
+        let Some(h) = state.hand.as_mut() else {
+            return Err(RuleError::not_your_turn("no hand is being played"));
+        };
+        let turn = h.phase.turn();
+        if seat != turn {
+            return Err(RuleError::not_your_turn(format!(
+                "it is seat {turn}'s turn"
+            )));
+        }
+        let mut out = Outcome::default();
+        let ended = match (&mut h.phase, action) {
+            (Phase::Bidding(b), Action::Bid { value }) => {
+                let after = b.bid(seat, value)?;
+                h.bids.push(Call {
+                    seat,
+                    bid: Some(value),
+                });
+                out.events
+                    .push(Event::public("bid", Some(seat), json!({"value": value})));
+                after_bidding(state, after, &mut out)
+            }
+            (Phase::Bidding(b), Action::Pass {}) => {
+                let after = b.pass(seat);
+                h.bids.push(Call { seat, bid: None });
+                out.events
+                    .push(Event::public("pass", Some(seat), json!({})));
+                after_bidding(state, after, &mut out)
+            }
+            (Phase::Trump { contract }, Action::Trump { suit }) => {
+                let order = order(suit);
+                for hand in &mut h.hands {
+                    order.sort_strongest_first(hand);
+                }
+                out.events
+                    .push(Event::public("trump", Some(seat), json!({"suit": suit})));
+                h.phase = Phase::Bury {
+                    contract: *contract,
+                    trump: suit,
+                };
+                None
+            }
+            (Phase::Bury { contract, trump }, Action::Bury { cards }) => {
+                if cards.len() != BOTTOM {
+                    return Err(RuleError::illegal(format!(
+                        "bury exactly {BOTTOM} cards, not {}",
+                        cards.len()
+                    )));
+                }
+                if !holds_all(&h.hands[seat], &cards) {
+                    return Err(not_held());
+                }
+                remove_cards(&mut h.hands[seat], &cards);
+                let mut cards = cards;
+                order(*trump).sort_strongest_first(&mut cards);
+                out.events.push(Event::public(
+                    "buried",
+                    Some(seat),
+                    json!({"count": cards.len()}),
+                ));
+                out.events.push(Event::private(
+                    "buried_cards",
+                    seat,
+                    json!({"cards": cards}),
+                ));
+                h.bottom = cards;
+                h.phase = Phase::Decide {
+                    contract: *contract,
+                    trump: *trump,
+                };
+                None
+            }
+            (Phase::Decide { contract, .. }, Action::Surrender {}) => {
+                let contract = *contract;
+                out.events
+                    .push(Event::public("surrender", Some(seat), json!({})));
+                let points = scoring::surrender(contract.banker);
+                let summary = Summary::Surrendered {
+                    hand_no: state.hand_no,
+                    banker: contract.banker,
+                    bid: contract.bid,
+                    points: points.to_vec(),
+                };
+                state.next_first = next_seat(contract.banker);
+                Some(state.end_hand(summary, points, points))
+            }
+            (Phase::Decide { contract, trump }, Action::PlayOn {}) => {
+                out.events
+                    .push(Event::public("play_on", Some(seat), json!({})));
+                let banker = contract.banker;
+                h.phase = Phase::Tricks {
+                    contract: *contract,
+                    trump: *trump,
+                    play: Tricks {
+                        turn: banker,
+                        current: Trick::new(banker),
+                        done: Vec::new(),
+                        points: 0,
+                        void_in_trumps: [false; SEATS],
+                    },
+                };
+                None
+            }
+            (Phase::Tricks { .. }, Action::Play { cards }) => {
+                play_cards(state, seat, cards, &mut out)?
+            }
+            (Phase::Trump { .. } | Phase::Bury { .. }, Action::Surrender {}) => {
+                return Err(RuleError::illegal(
+                    "surrender comes after naming the trump and burying 8 cards",
+                ));
+            }
+            (phase, _) => {
+                return Err(RuleError::illegal(format!(
+                    "that action does not fit now: {}",
+                    match phase {
+                        Phase::Bidding(_) => "bid or pass",
+                        Phase::Trump { .. } => "name the trump suit (or null for none)",
+                        Phase::Bury { .. } => "bury 8 cards",
+                        Phase::Decide { .. } => "surrender or play on",
+                        Phase::Tricks { .. } => "play cards",
+                    }
+                )));
+            }
+        };
+        if let Some(end) = ended {
+            out.merge(end);
+        }
+        Ok(out)
+    }
+
+    fn auto_action(state: &State, seat: SeatNo) -> Action {
+        let Some(h) = &state.hand else {
+            return Action::Pass {};
+        };
+        match &h.phase {
+            Phase::Bidding(b) if b.standing.is_none() && seat == b.first => {
+                Action::Bid { value: OPENING_BID }
+            }
+            Phase::Bidding(_) => Action::Pass {},
+            Phase::Trump { .. } => Action::Trump {
+                suit: most_held_suit(&h.hands[seat]),
+            },
+            Phase::Bury { trump, .. } => Action::Bury {
+                cards: lowest_to_bury(&order(*trump), &h.hands[seat]),
+            },
+            Phase::Decide { .. } => Action::PlayOn {},
+            Phase::Tricks { trump, play, .. } => Action::Play {
+                cards: match play.current.plays.first() {
+                    None => follow::auto_lead(&order(*trump), &h.hands[seat]),
+                    Some(lead) => trick::best_follow(&order(*trump), &h.hands[seat], &lead.cards),
+                },
+            },
+        }
+    }
+
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+        if state.finished || seat >= SEATS {
+            return Outcome::default();
+        }
+        let Some(h) = &state.hand else {
+            // Between hands nobody is playing: no penalty, the seat waits for a new player.
+            let mut out = Outcome::default();
+            out.events
+                .push(Event::public("left", Some(seat), json!({})));
+            return out;
+        };
+        let banker = h.phase.contract().map(|c| c.banker);
+        let bid = match &h.phase {
+            Phase::Bidding(b) => b.standing.map_or(OPENING_BID, |(_, bid)| bid),
+            phase => phase.contract().map_or(OPENING_BID, |c| c.bid),
+        };
+        let lasted_ms = ctx.now_ms.saturating_sub(h.started_ms);
+        let bonus = lasted_ms >= ESCAPE_BONUS_AFTER_MS;
+        let units = scoring::escape(seat, banker, bid);
+        let points: [i64; SEATS] =
+            std::array::from_fn(|s| units[s] + i64::from(bonus && s != seat));
+        let mut out = Outcome::default();
+        out.events.push(Event::public(
+            "escape",
+            Some(seat),
+            json!({"lasted_ms": lasted_ms, "bonus": bonus}),
+        ));
+        let summary = Summary::Escape {
+            hand_no: state.hand_no,
+            seat,
+            banker,
+            bid,
+            lasted_ms,
+            bonus,
+            points: points.to_vec(),
+        };
+        state.finished = true;
+        out.merge(state.end_hand(summary, points, units));
+        out
+    }
+
+    fn view(state: &State, viewer: Option<SeatNo>) -> View {
+        let h = state.hand.as_ref();
+        let phase = h.map(|h| &h.phase);
+        let contract = phase.and_then(Phase::contract);
+        let trump = phase.and_then(Phase::trump);
+        let tricks = match phase {
+            Some(Phase::Tricks { play, .. }) => Some(play),
+            _ => None,
+        };
+        let bidding = match phase {
+            Some(Phase::Bidding(b)) => Some(b),
+            _ => None,
+        };
+        let mine = viewer.filter(|&s| s < SEATS);
+        View {
+            hand_no: state.hand_no,
+            limit: state.opts.limit,
+            lowest_bid: state.opts.lowest_bid(),
+            phase: Self::phase(state).to_string(),
+            turn: h.map(|h| h.phase.turn()),
+            first_bidder: h.map_or(state.next_first, |h| h.first_bidder),
+            bids: h.map(|h| h.bids.clone()).unwrap_or_default(),
+            standing_bid: bidding.and_then(|b| b.standing.map(|(_, bid)| bid)),
+            banker: contract.map(|c| c.banker),
+            bid: contract.map(|c| c.bid),
+            base_score: contract.map(|c| base_score(c.bid)),
+            trump_chosen: trump.is_some(),
+            trump: trump.flatten(),
+            hand: mine.and_then(|s| h.map(|h| h.hands[s].clone())),
+            buried: match (h, contract) {
+                (Some(h), Some(c))
+                    if mine == Some(c.banker)
+                        && matches!(h.phase, Phase::Decide { .. } | Phase::Tricks { .. }) =>
+                {
+                    Some(h.bottom.clone())
+                }
+                _ => None,
+            },
+            card_counts: (0..SEATS)
+                .map(|s| h.map_or(0, |h| h.hands[s].len()))
+                .collect(),
+            bottom_count: h.map_or(0, |h| h.bottom.len()),
+            defenders_points: tricks.map_or(0, |t| t.points),
+            void_in_trumps: (0..SEATS)
+                .map(|s| tricks.is_some_and(|t| t.void_in_trumps[s]))
+                .collect(),
+            trick: tricks.map(|t| t.current.clone()),
+            tricks: tricks.map(|t| t.done.clone()).unwrap_or_default(),
+            last_result: state.last_result.clone(),
+        }
+    }
+
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
+        let Some(h) = state.hand.as_ref().filter(|h| h.phase.turn() == seat) else {
+            return Vec::new();
+        };
+        match &h.phase {
+            Phase::Bidding(b) => vec![
+                Legal::Bid {
+                    value: b.next_bid(),
+                },
+                Legal::Pass {},
+            ],
+            Phase::Trump { .. } => vec![Legal::Trump {
+                suits: Suit::ALL.iter().copied().map(Some).chain([None]).collect(),
+            }],
+            Phase::Bury { .. } => vec![Legal::Bury { count: BOTTOM }],
+            Phase::Decide { .. } => vec![Legal::Surrender {}, Legal::PlayOn {}],
+            Phase::Tricks {
+                contract,
+                trump,
+                play,
+            } => vec![match play.current.shape {
+                Some(shape) => Legal::Play {
+                    lead: false,
+                    count: Some(shape.cards()),
+                    shapes: vec![shape],
+                },
+                None => Legal::Play {
+                    lead: true,
+                    count: None,
+                    shapes: follow::lead_shapes(
+                        &order(*trump),
+                        &h.hands[seat],
+                        play.may_throw(seat, contract.banker),
+                    ),
+                },
+            }],
+        }
+    }
+}

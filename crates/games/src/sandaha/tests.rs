@@ -1,0 +1,1565 @@
+//! Rule tests: each names the rule it checks. Fixtures are readable card lists.
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::cards::Card;
+use crate::engine::{RuleErrorKind, Visibility, parse_options, view_json};
+use crate::shuffle::shuffle;
+use crate::test_rng::Rng;
+
+const T0: Ctx = Ctx { now_ms: 1_000_000 };
+
+fn cards(list: &[&str]) -> Vec<Card> {
+    list.iter()
+        .map(|c| Card::parse(c).expect("fixture card"))
+        .collect()
+}
+
+fn limited() -> Options {
+    parse_options::<Sandaha>(4, &json!({})).unwrap()
+}
+
+fn unlimited() -> Options {
+    parse_options::<Sandaha>(4, &json!({"limit": false})).unwrap()
+}
+
+/// A hand in the trick phase: the banker leads the first trick.
+fn at_play(
+    hands: [&[&str]; SEATS],
+    buried: &[&str],
+    banker: SeatNo,
+    bid: u32,
+    trump: Option<Suit>,
+) -> State {
+    let order = order(trump);
+    let mut st = Sandaha::new_match(limited(), 4);
+    st.hand_no = 1;
+    st.hand = Some(HandState {
+        started_ms: T0.now_ms,
+        first_bidder: 0,
+        hands: hands.map(|h| {
+            let mut c = cards(h);
+            order.sort_strongest_first(&mut c);
+            c
+        }),
+        bottom: cards(buried),
+        bids: Vec::new(),
+        phase: Phase::Tricks {
+            contract: Contract { banker, bid },
+            trump,
+            play: Tricks {
+                turn: banker,
+                current: Trick::new(banker),
+                done: Vec::new(),
+                points: 0,
+                void_in_trumps: [false; SEATS],
+            },
+        },
+    });
+    st
+}
+
+fn tricks_mut(st: &mut State) -> &mut Tricks {
+    match &mut st.hand.as_mut().unwrap().phase {
+        Phase::Tricks { play, .. } => play,
+        _ => panic!("not in the trick phase"),
+    }
+}
+
+/// Makes `seat` lead the current trick with `points` already taken by the defenders.
+fn lead_from(st: &mut State, seat: SeatNo, points: u32) {
+    let t = tricks_mut(st);
+    t.turn = seat;
+    t.current = Trick::new(seat);
+    t.points = points;
+}
+
+fn act(st: &mut State, seat: SeatNo, action: Action) -> Outcome {
+    Sandaha::apply(st, seat, action.clone(), T0)
+        .unwrap_or_else(|e| panic!("seat {seat} {action:?}: {}", e.detail))
+}
+
+fn play(st: &mut State, seat: SeatNo, list: &[&str]) -> Outcome {
+    act(st, seat, Action::Play { cards: cards(list) })
+}
+
+fn refused(st: &mut State, seat: SeatNo, action: Action) -> RuleError {
+    let before = serde_json::to_value(&*st).unwrap();
+    let err = Sandaha::apply(st, seat, action, T0).expect_err("refused");
+    assert_eq!(
+        serde_json::to_value(&*st).unwrap(),
+        before,
+        "state unchanged"
+    );
+    err
+}
+
+fn refused_play(st: &mut State, seat: SeatNo, list: &[&str]) -> String {
+    let e = refused(st, seat, Action::Play { cards: cards(list) });
+    assert_eq!(e.kind, RuleErrorKind::Illegal);
+    e.detail
+}
+
+fn summary(out: &Outcome) -> Summary {
+    let r = out.hand_end.as_ref().expect("the hand ended");
+    serde_json::from_value(r.detail.clone()).unwrap()
+}
+
+fn played(out: &Outcome) -> (u32, Verdict, Option<BottomCapture>, Vec<i64>) {
+    match summary(out) {
+        Summary::Played {
+            defenders_points,
+            verdict,
+            bottom_capture,
+            points,
+            ..
+        } => (defenders_points, verdict, bottom_capture, points),
+        s => panic!("not played out: {s:?}"),
+    }
+}
+
+fn new_hand(opts: Options, deck: Vec<Card>) -> (State, Outcome) {
+    let mut st = Sandaha::new_match(opts, 4);
+    let out = Sandaha::start_hand(
+        &mut st,
+        HandStart {
+            deck,
+            ctx: T0,
+            wallets: vec![0; 4],
+            scores: vec![0; 4],
+        },
+    );
+    (st, out)
+}
+
+fn dealt_hand() -> State {
+    new_hand(limited(), Sandaha::deck(&limited())).0
+}
+
+fn bidding(st: &State) -> &Bidding {
+    match &st.hand.as_ref().unwrap().phase {
+        Phase::Bidding(b) => b,
+        _ => panic!("not bidding"),
+    }
+}
+
+// ---- cards and deal -------------------------------------------------------------------------
+
+#[test]
+fn deck_is_two_decks_without_threes_and_fours() {
+    let deck = Sandaha::deck(&limited());
+    assert_eq!(deck.len(), 92);
+    assert!(deck.iter().all(|c| !matches!(c.rank(), Some(3 | 4))));
+    assert_eq!(deck.iter().filter(|&&c| c == Card::BigJoker).count(), 2);
+}
+
+#[test]
+fn deck_array_deals_cards_0_to_83_by_seat_and_84_to_91_to_the_bottom() {
+    let deck = Sandaha::deck(&limited());
+    let (st, out) = new_hand(limited(), deck.clone());
+    let h = st.hand.as_ref().unwrap();
+    for s in 0..SEATS {
+        assert_eq!(h.hands[s].len(), 21);
+        let mut mine: Vec<Card> = (0..84).filter(|i| i % 4 == s).map(|i| deck[i]).collect();
+        mine.sort();
+        assert_eq!(crate::cards::canonical(&h.hands[s]), mine);
+    }
+    assert_eq!(h.bottom, deck[84..].to_vec());
+    let dealt: Vec<&Event> = out.events.iter().filter(|e| e.kind == "dealt").collect();
+    assert_eq!(dealt.len(), 4);
+    for e in dealt {
+        assert_eq!(e.to, Visibility::Seats(vec![e.seat.unwrap()]));
+    }
+}
+
+#[test]
+fn trump_order_is_jokers_main_seven_side_sevens_main_two_side_twos_then_trump_suit() {
+    let o = order(Some(Suit::H));
+    // Strength across suits: trumps first, then position in the suit.
+    let strength = |c: &str| {
+        let c = Card::parse(c).unwrap();
+        (o.is_trump(c), o.pos(c))
+    };
+    let ranked = cards(&[
+        "RJ", "BJ", "7H", "7S", "2H", "2C", "AH", "KH", "8H", "6H", "5H",
+    ]);
+    for w in ranked.windows(2) {
+        let key = |c: Card| (o.is_trump(c), o.pos(c));
+        assert!(key(w[0]) > key(w[1]), "{} > {}", w[0], w[1]);
+    }
+    assert_eq!(strength("7S"), strength("7D"));
+    assert_eq!(strength("2S"), strength("2C"));
+    assert!(strength("5H") > strength("AS"));
+    let none = order(None);
+    assert!(none.is_trump(Card::parse("7C").unwrap()));
+    assert!(!none.is_trump(Card::parse("AH").unwrap()));
+    let seven = |c: &str| none.pos(Card::parse(c).unwrap());
+    assert_eq!(seven("7S"), seven("7H"));
+    assert_eq!(seven("7S"), seven("2S") + 1);
+}
+
+#[test]
+fn own_hand_is_sorted_strongest_first() {
+    let st = at_play(
+        [&["5S", "RJ", "AH", "7H", "2S", "KH"], &[], &[], &[]],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    let v = Sandaha::view(&st, Some(0));
+    assert_eq!(
+        v.hand.unwrap(),
+        cards(&["RJ", "7H", "2S", "AH", "KH", "5S"])
+    );
+}
+
+// ---- bidding ----------------------------------------------------------------------------------
+
+#[test]
+fn first_bid_is_90_and_each_later_bid_is_the_standing_bid_less_5() {
+    let mut st = dealt_hand();
+    let e = refused(&mut st, 0, Action::Bid { value: 85 });
+    assert!(e.detail.contains("90"), "{}", e.detail);
+    act(&mut st, 0, Action::Bid { value: 90 });
+    for wrong in [90, 80, 75, 86] {
+        let e = refused(&mut st, 1, Action::Bid { value: wrong });
+        assert_eq!(e.kind, RuleErrorKind::Illegal);
+    }
+    act(&mut st, 1, Action::Bid { value: 85 });
+    assert_eq!(
+        Sandaha::legal_actions(&st, 2),
+        vec![Legal::Bid { value: 80 }, Legal::Pass {}]
+    );
+}
+
+#[test]
+fn a_seat_that_passed_is_out_of_the_bidding() {
+    let mut st = dealt_hand();
+    act(&mut st, 0, Action::Pass {});
+    act(&mut st, 1, Action::Bid { value: 90 });
+    act(&mut st, 2, Action::Bid { value: 85 });
+    act(&mut st, 3, Action::Pass {});
+    let e = refused(&mut st, 0, Action::Bid { value: 80 });
+    assert_eq!(e.kind, RuleErrorKind::NotYourTurn);
+    assert_eq!(Sandaha::to_act(&st), vec![1]);
+    act(&mut st, 1, Action::Pass {});
+    // Seats 0, 1 and 3 passed: seat 2 is the banker at 85.
+    let v = Sandaha::view(&st, None);
+    assert_eq!(
+        (v.banker, v.bid, v.base_score),
+        (Some(2), Some(85), Some(2))
+    );
+}
+
+#[test]
+fn bidding_ends_when_the_lowest_bid_is_reached() {
+    let mut st = dealt_hand();
+    for (i, value) in [90, 85, 80, 75, 70].into_iter().enumerate() {
+        act(&mut st, i % 4, Action::Bid { value });
+    }
+    let v = Sandaha::view(&st, None);
+    assert_eq!(
+        (v.banker, v.bid, v.base_score),
+        (Some(0), Some(70), Some(5))
+    );
+    assert_eq!(Sandaha::phase(&st), "trump");
+}
+
+#[test]
+fn unlimited_bidding_goes_below_70_and_60_is_worth_7() {
+    let (mut st, _) = new_hand(unlimited(), Sandaha::deck(&unlimited()));
+    for (i, value) in [90, 85, 80, 75, 70, 65, 60].into_iter().enumerate() {
+        act(&mut st, i % 4, Action::Bid { value });
+    }
+    assert_eq!(Sandaha::phase(&st), "bidding");
+    for s in [3, 0, 1] {
+        act(&mut st, s, Action::Pass {});
+    }
+    let v = Sandaha::view(&st, None);
+    assert_eq!(
+        (v.banker, v.bid, v.base_score),
+        (Some(2), Some(60), Some(7))
+    );
+}
+
+#[test]
+fn banker_takes_the_bottom_and_only_the_banker_sees_it() {
+    let mut st = dealt_hand();
+    let bottom = st.hand.as_ref().unwrap().bottom.clone();
+    act(&mut st, 0, Action::Bid { value: 90 });
+    act(&mut st, 1, Action::Pass {});
+    act(&mut st, 2, Action::Pass {});
+    let out = act(&mut st, 3, Action::Pass {});
+    let shown: Vec<&Event> = out.events.iter().filter(|e| e.kind == "bottom").collect();
+    assert_eq!(shown.len(), 1);
+    assert_eq!(shown[0].to, Visibility::Seats(vec![0]));
+    assert_eq!(shown[0].data["cards"], json!(bottom));
+    assert_eq!(
+        Sandaha::view(&st, Some(0)).card_counts,
+        vec![29, 21, 21, 21]
+    );
+}
+
+#[test]
+fn all_four_passing_deals_again_with_the_same_first_bidder() {
+    let mut st = dealt_hand();
+    for s in 0..4 {
+        let out = act(&mut st, s, Action::Pass {});
+        if s == 3 {
+            assert!(out.events.iter().any(|e| e.kind == "redeal"));
+            assert_eq!(out.hand_end.as_ref().unwrap().points, vec![0; 4]);
+        }
+    }
+    assert_eq!(Sandaha::stage(&st), Stage::NeedsDeal);
+    assert_eq!(Sandaha::view(&st, None).first_bidder, 0);
+    Sandaha::start_hand(
+        &mut st,
+        HandStart {
+            deck: Sandaha::deck(&limited()),
+            ctx: T0,
+            wallets: vec![0; 4],
+            scores: vec![0; 4],
+        },
+    );
+    assert_eq!(Sandaha::to_act(&st), vec![0]);
+}
+
+#[test]
+fn next_hand_is_bid_first_by_the_seat_after_the_banker() {
+    let mut st = banker_to_decide(2);
+    act(&mut st, 2, Action::Surrender {});
+    assert_eq!(Sandaha::view(&st, None).first_bidder, 3);
+}
+
+#[test]
+fn timeout_in_bidding_bids_90_for_the_first_bidder_and_passes_otherwise() {
+    let mut st = dealt_hand();
+    assert_eq!(Sandaha::auto_action(&st, 0), Action::Bid { value: 90 });
+    act(&mut st, 0, Action::Bid { value: 90 });
+    assert_eq!(Sandaha::auto_action(&st, 1), Action::Pass {});
+    assert_eq!(bidding(&st).next_bid(), 85);
+}
+
+// ---- banker's turn ---------------------------------------------------------------------------
+
+/// A dealt hand where `banker` won the bidding at 90 and has named no trump yet.
+fn banker_named(banker: SeatNo) -> State {
+    let mut st = dealt_hand();
+    st.hand.as_mut().unwrap().first_bidder = banker;
+    st.hand.as_mut().unwrap().phase = Phase::Bidding(Bidding::new(banker, 70));
+    act(&mut st, banker, Action::Bid { value: 90 });
+    for i in 1..4 {
+        act(&mut st, (banker + i) % 4, Action::Pass {});
+    }
+    st
+}
+
+fn banker_to_decide(banker: SeatNo) -> State {
+    let mut st = banker_named(banker);
+    act(
+        &mut st,
+        banker,
+        Action::Trump {
+            suit: Some(Suit::S),
+        },
+    );
+    let bury = Sandaha::auto_action(&st, banker);
+    act(&mut st, banker, bury);
+    st
+}
+
+#[test]
+fn banker_names_trump_then_buries_8_then_decides() {
+    let mut st = banker_named(1);
+    let e = refused(&mut st, 1, Action::Bury { cards: Vec::new() });
+    assert!(e.detail.contains("trump"), "{}", e.detail);
+    act(&mut st, 1, Action::Trump { suit: None });
+    assert_eq!(
+        Sandaha::legal_actions(&st, 1),
+        vec![Legal::Bury { count: 8 }]
+    );
+    let hand = st.hand.as_ref().unwrap().hands[1].clone();
+    let e = refused(
+        &mut st,
+        1,
+        Action::Bury {
+            cards: hand[..7].to_vec(),
+        },
+    );
+    assert!(e.detail.contains("exactly 8"), "{}", e.detail);
+    let out = act(
+        &mut st,
+        1,
+        Action::Bury {
+            cards: hand[..8].to_vec(),
+        },
+    );
+    let private: Vec<&Event> = out
+        .events
+        .iter()
+        .filter(|e| e.kind == "buried_cards")
+        .collect();
+    assert_eq!(private[0].to, Visibility::Seats(vec![1]));
+    assert_eq!(Sandaha::view(&st, Some(1)).buried.unwrap().len(), 8);
+    for viewer in [None, Some(0), Some(2), Some(3)] {
+        assert_eq!(Sandaha::view(&st, viewer).buried, None);
+    }
+    assert_eq!(
+        Sandaha::legal_actions(&st, 1),
+        vec![Legal::Surrender {}, Legal::PlayOn {}]
+    );
+}
+
+#[test]
+fn burying_any_cards_including_trumps_and_point_cards_is_allowed() {
+    let mut st = banker_named(0);
+    act(
+        &mut st,
+        0,
+        Action::Trump {
+            suit: Some(Suit::H),
+        },
+    );
+    let hand = st.hand.as_ref().unwrap().hands[0].clone();
+    // The strongest eight: jokers and 7s included.
+    act(
+        &mut st,
+        0,
+        Action::Bury {
+            cards: hand[..8].to_vec(),
+        },
+    );
+    assert_eq!(Sandaha::phase(&st), "decide");
+}
+
+#[test]
+fn burying_cards_not_held_is_refused_without_naming_them() {
+    let mut st = banker_named(0);
+    act(&mut st, 0, Action::Trump { suit: None });
+    let e = refused(
+        &mut st,
+        0,
+        Action::Bury {
+            cards: vec![Card::BigJoker; 8],
+        },
+    );
+    assert!(!e.detail.contains("RJ"));
+}
+
+#[test]
+fn surrender_before_burying_is_refused() {
+    let mut st = banker_named(0);
+    let e = refused(&mut st, 0, Action::Surrender {});
+    assert!(e.detail.contains("after"), "{}", e.detail);
+    act(&mut st, 0, Action::Trump { suit: None });
+    refused(&mut st, 0, Action::Surrender {});
+}
+
+#[test]
+fn surrender_pays_each_defender_one_point_whatever_the_bid() {
+    let mut st = banker_to_decide(1);
+    let out = act(&mut st, 1, Action::Surrender {});
+    let r = out.hand_end.as_ref().unwrap();
+    assert_eq!(r.points, vec![1, -3, 1, 1]);
+    assert_eq!(r.units, r.points);
+    assert!(matches!(
+        summary(&out),
+        Summary::Surrendered { banker: 1, .. }
+    ));
+    assert_eq!(Sandaha::stage(&st), Stage::NeedsDeal);
+}
+
+#[test]
+fn play_on_lets_the_banker_lead_the_first_trick() {
+    let mut st = banker_to_decide(3);
+    act(&mut st, 3, Action::PlayOn {});
+    assert_eq!(Sandaha::phase(&st), "play");
+    assert_eq!(Sandaha::to_act(&st), vec![3]);
+}
+
+#[test]
+fn bury_turn_gets_twice_the_turn_time() {
+    let mut st = banker_named(0);
+    assert_eq!(Sandaha::wait_secs(&st, 20), 20);
+    act(&mut st, 0, Action::Trump { suit: None });
+    assert_eq!(Sandaha::wait_secs(&st, 20), 40);
+}
+
+#[test]
+fn timeout_names_the_suit_held_most_and_buries_the_lowest_non_point_cards() {
+    assert_eq!(
+        most_held_suit(&cards(&["AH", "KH", "5D", "7S", "7S", "2S", "RJ"])),
+        Some(Suit::H)
+    );
+    let o = order(Some(Suit::H));
+    let hand = cards(&[
+        "5S", "6S", "8S", "10S", "KS", "9D", "6D", "5D", "8C", "6C", "JC", "AH", "6H", "2S",
+    ]);
+    let mut buried = lowest_to_bury(&o, &hand);
+    buried.sort();
+    let mut want = cards(&["6S", "8S", "6D", "9D", "6C", "8C", "JC", "6H"]);
+    want.sort();
+    assert_eq!(buried, want);
+}
+
+// ---- tricks ----------------------------------------------------------------------------------
+
+#[test]
+fn follower_must_follow_the_led_suit_while_holding_it() {
+    let mut st = at_play(
+        [&["AS", "5D"], &["9S", "RJ"], &["KD", "6S"], &["8C", "QC"]],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["AS"]);
+    let e = refused_play(&mut st, 1, &["RJ"]);
+    assert!(e.contains("有牌必跟"), "{e}");
+    play(&mut st, 1, &["9S"]);
+    play(&mut st, 2, &["6S"]);
+    play(&mut st, 3, &["8C"]);
+    assert_eq!(Sandaha::to_act(&st), vec![0]);
+}
+
+#[test]
+fn a_pair_lead_must_be_followed_by_a_pair_when_held() {
+    let mut st = at_play(
+        [
+            &["AS", "AS", "5D"],
+            &["9S", "9S", "8S"],
+            &["KD", "6S", "QS"],
+            &["8C", "QC", "9C"],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["AS", "AS"]);
+    let e = refused_play(&mut st, 1, &["9S", "8S"]);
+    assert!(e.contains("pair"), "{e}");
+    play(&mut st, 1, &["9S", "9S"]);
+    play(&mut st, 2, &["6S", "QS"]);
+    play(&mut st, 3, &["8C", "QC"]);
+}
+
+#[test]
+fn a_tractor_lead_must_be_followed_by_a_tractor_else_as_many_pairs_as_possible() {
+    // Seed: 拖拉机5566 led, a player with a pair must play it first, then singles.
+    let mut st = at_play(
+        [
+            &["5C", "5C", "6C", "6C", "AD"],
+            &["9C", "9C", "10C", "10C", "8C"],
+            &["KC", "KC", "JC", "QC", "AC"],
+            &["8C", "JC", "QC", "AC", "9D"],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["5C", "5C", "6C", "6C"]);
+    let e = refused_play(&mut st, 1, &["9C", "9C", "10C", "8C"]);
+    assert!(e.contains("tractor"), "{e}");
+    play(&mut st, 1, &["9C", "9C", "10C", "10C"]);
+    let e = refused_play(&mut st, 2, &["JC", "QC", "AC", "KC"]);
+    assert!(e.contains("pair"), "{e}");
+    play(&mut st, 2, &["KC", "KC", "JC", "QC"]);
+    play(&mut st, 3, &["8C", "JC", "QC", "AC"]);
+    let t = &tricks_mut(&mut st).done[0];
+    assert_eq!(t.winner, Some(1), "only a tractor contends with a tractor");
+}
+
+/// The shape `list` makes under `o`, if it makes one.
+fn shape(o: &trick::Order, list: &[&str]) -> Option<Shape> {
+    trick::classify(o, &cards(list)).map(|(f, _)| Shape::of(f))
+}
+
+#[test]
+fn six_and_eight_are_neighbours_in_a_tractor() {
+    let o = order(None);
+    assert_eq!(
+        shape(&o, &["6S", "6S", "8S", "8S"]),
+        Some(Shape::Tractor { pairs: 2 })
+    );
+    assert_eq!(shape(&o, &["5S", "5S", "8S", "8S"]), None);
+}
+
+#[test]
+fn fixed_trump_pairs_on_consecutive_positions_form_tractors() {
+    let o = order(Some(Suit::H));
+    let tractor = |list: &[&str]| shape(&o, list);
+    assert_eq!(
+        tractor(&["RJ", "RJ", "BJ", "BJ"]),
+        Some(Shape::Tractor { pairs: 2 })
+    );
+    assert_eq!(
+        tractor(&["7H", "7H", "7S", "7S"]),
+        Some(Shape::Tractor { pairs: 2 })
+    );
+    assert_eq!(
+        tractor(&["7C", "7C", "2H", "2H"]),
+        Some(Shape::Tractor { pairs: 2 })
+    );
+    assert_eq!(
+        tractor(&["2D", "2D", "AH", "AH"]),
+        Some(Shape::Tractor { pairs: 2 })
+    );
+    // Two 副 pairs share one position.
+    assert_eq!(tractor(&["7S", "7S", "7C", "7C"]), None);
+    // Two different cards of equal strength are no pair.
+    assert_eq!(tractor(&["7S", "7C"]), None);
+    assert_eq!(
+        shape(&order(None), &["7S", "7S", "2D", "2D"]),
+        Some(Shape::Tractor { pairs: 2 })
+    );
+}
+
+#[test]
+fn a_lead_must_be_a_single_pair_or_tractor_of_one_suit() {
+    let mut st = at_play(
+        [
+            &["AS", "KS", "5D", "5D"],
+            &["9S"; 4],
+            &["6S"; 4],
+            &["8C"; 4],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    refused_play(&mut st, 0, &["AS", "KS"]);
+    refused_play(&mut st, 0, &["AS", "5D"]);
+    play(&mut st, 0, &["5D", "5D"]);
+}
+
+#[test]
+fn a_void_follower_trumping_beats_the_led_suit() {
+    // Seed: A 梅花5, B 梅花6, C 梅花8, D 主牌 → D wins and takes the 5.
+    let mut st = at_play(
+        [&["5C"], &["6C"], &["8C"], &["3D"]],
+        &[],
+        1,
+        90,
+        Some(Suit::D),
+    );
+    // The seed's 3D is not in this deck; 5D is the lowest trump of diamonds.
+    st.hand.as_mut().unwrap().hands[3] = cards(&["5D"]);
+    lead_from(&mut st, 0, 0);
+    play(&mut st, 0, &["5C"]);
+    play(&mut st, 1, &["6C"]);
+    play(&mut st, 2, &["8C"]);
+    let out = play(&mut st, 3, &["5D"]);
+    let won = out.events.iter().find(|e| e.kind == "trick_won").unwrap();
+    assert_eq!(won.seat, Some(3));
+}
+
+#[test]
+fn a_discard_of_another_side_suit_does_not_contend() {
+    // Seed: A 梅花5, B 梅花6, C 梅花8, D 方块 (副牌) → C wins.
+    let mut st = at_play(
+        [&["5C"], &["6C"], &["8C"], &["AD"]],
+        &[],
+        1,
+        90,
+        Some(Suit::H),
+    );
+    lead_from(&mut st, 0, 0);
+    play(&mut st, 0, &["5C"]);
+    play(&mut st, 1, &["6C"]);
+    play(&mut st, 2, &["8C"]);
+    let out = play(&mut st, 3, &["AD"]);
+    let won = out.events.iter().find(|e| e.kind == "trick_won").unwrap();
+    assert_eq!(won.seat, Some(2));
+}
+
+#[test]
+fn equal_cards_the_earlier_wins() {
+    let mut st = at_play(
+        [&["9C", "8C"], &["7S", "8C"], &["7D", "9C"], &["5C", "6C"]],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["9C"]);
+    // Seats 1 and 2 are void in clubs? No: they hold clubs, so this lead is followed in suit.
+    play(&mut st, 1, &["8C"]);
+    play(&mut st, 2, &["9C"]);
+    play(&mut st, 3, &["5C"]);
+    assert_eq!(tricks_mut(&mut st).done[0].winner, Some(0));
+    // Two 副7s of different suits are equal: the earlier keeps the trick.
+    play(&mut st, 0, &["8C"]);
+    play(&mut st, 1, &["7S"]);
+    play(&mut st, 2, &["7D"]);
+    play(&mut st, 3, &["6C"]);
+}
+
+#[test]
+fn side_sevens_are_equal_and_the_earlier_wins() {
+    let mut st = at_play(
+        [&["5C"], &["7S"], &["7D"], &["6C"]],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["5C"]);
+    let e = refused_play(&mut st, 1, &["5C"]);
+    assert!(e.contains("hold"), "{e}");
+    play(&mut st, 1, &["7S"]);
+    play(&mut st, 2, &["7D"]);
+    let out = play(&mut st, 3, &["6C"]);
+    let won = out.events.iter().find(|e| e.kind == "trick_won").unwrap();
+    assert_eq!(won.seat, Some(1));
+}
+
+#[test]
+fn points_count_only_for_tricks_a_defender_wins() {
+    let mut st = at_play(
+        [&["AS", "5H"], &["KS", "KH"], &["10S", "10H"], &["5S", "AH"]],
+        &[],
+        0,
+        90,
+        Some(Suit::D),
+    );
+    play(&mut st, 0, &["AS"]);
+    play(&mut st, 1, &["KS"]);
+    play(&mut st, 2, &["10S"]);
+    play(&mut st, 3, &["5S"]);
+    assert_eq!(
+        tricks_mut(&mut st).points,
+        0,
+        "the banker's trick scores nothing"
+    );
+    play(&mut st, 0, &["5H"]);
+    play(&mut st, 1, &["KH"]);
+    play(&mut st, 2, &["10H"]);
+    let out = play(&mut st, 3, &["AH"]);
+    let (points, verdict, capture, _) = played(&out);
+    assert_eq!((points, verdict, capture), (25, Verdict::Guozhuang, None));
+}
+
+// ---- 甩牌 -------------------------------------------------------------------------------------
+
+fn throw_table() -> State {
+    at_play(
+        [
+            &["RJ", "7H", "2S", "AH", "AS"],
+            &["5S", "6S", "8S", "9S", "JS"],
+            &["6C", "8C", "9C", "JC", "QC"],
+            &["6D", "8D", "9D", "JD", "5H"],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    )
+}
+
+#[test]
+fn throwing_is_refused_before_every_defender_has_shown_void_in_trumps() {
+    let mut st = throw_table();
+    let e = refused_play(&mut st, 0, &["RJ", "7H", "2S", "AH"]);
+    assert!(e.contains("甩牌"), "{e}");
+    assert!(!Sandaha::legal_actions(&st, 0).iter().any(|l| matches!(
+        l,
+        Legal::Play { shapes, .. } if shapes.iter().any(|s| matches!(s, Shape::Throw { .. }))
+    )));
+}
+
+#[test]
+fn throwing_all_remaining_trumps_is_accepted_once_every_defender_is_void() {
+    let mut st = throw_table();
+    play(&mut st, 0, &["AH"]);
+    play(&mut st, 1, &["5S"]);
+    play(&mut st, 2, &["6C"]);
+    // Seat 3 still holds a trump (5H): it must follow with it.
+    refused_play(&mut st, 3, &["6D"]);
+    play(&mut st, 3, &["5H"]);
+    assert_eq!(
+        tricks_mut(&mut st).void_in_trumps,
+        [false, true, true, false]
+    );
+    play(&mut st, 0, &["2S"]);
+    play(&mut st, 1, &["6S"]);
+    play(&mut st, 2, &["8C"]);
+    play(&mut st, 3, &["6D"]);
+    assert_eq!(
+        tricks_mut(&mut st).void_in_trumps,
+        [false, true, true, true]
+    );
+    let e = refused_play(
+        &mut st,
+        0,
+        &["RJ"; 1].iter().chain(&["AS"]).copied().collect::<Vec<_>>(),
+    );
+    assert!(e.contains("one suit"), "{e}");
+    let e = refused_play(&mut st, 0, &["RJ", "7H", "AS"]);
+    assert!(!e.is_empty());
+    assert!(Sandaha::legal_actions(&st, 0).iter().any(|l| matches!(
+        l,
+        Legal::Play { shapes, .. } if shapes.contains(&Shape::Throw { cards: 2 })
+    )));
+    play(&mut st, 0, &["RJ", "7H"]);
+    play(&mut st, 1, &["8S", "9S"]);
+    play(&mut st, 2, &["9C", "JC"]);
+    play(&mut st, 3, &["8D", "9D"]);
+    assert_eq!(tricks_mut(&mut st).done.last().unwrap().winner, Some(0));
+}
+
+#[test]
+fn a_throw_must_be_all_remaining_trumps() {
+    let mut st = at_play(
+        [
+            &["RJ", "7H", "2S", "AS"],
+            &["5S"; 4],
+            &["6C"; 4],
+            &["6D"; 4],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    tricks_mut(&mut st).void_in_trumps = [false, true, true, true];
+    let e = refused_play(&mut st, 0, &["RJ", "7H"]);
+    assert!(e.contains("all of your remaining trumps"), "{e}");
+}
+
+#[test]
+fn a_defender_may_not_throw() {
+    let mut st = at_play(
+        [
+            &["5S"; 4],
+            &["RJ", "7H", "2S", "AS"],
+            &["6C"; 4],
+            &["6D"; 4],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    tricks_mut(&mut st).void_in_trumps = [true, false, true, true];
+    lead_from(&mut st, 1, 0);
+    refused_play(&mut st, 1, &["RJ", "7H", "2S"]);
+}
+
+// ---- 扣底 and the result table ----------------------------------------------------------------
+
+/// Buried: 10 + 10 + 5 = 25 points.
+const BURIED: [&str; 8] = ["10S", "KD", "5C", "6C", "8C", "9C", "6D", "8D"];
+
+#[test]
+fn last_trick_won_by_a_defender_with_a_trump_single_adds_the_buried_points_once() {
+    let mut st = at_play(
+        [&["AS"], &["2S"], &["6S"], &["9S"]],
+        &BURIED,
+        0,
+        90,
+        Some(Suit::H),
+    );
+    lead_from(&mut st, 0, 60);
+    play(&mut st, 0, &["AS"]);
+    play(&mut st, 1, &["2S"]);
+    play(&mut st, 2, &["6S"]);
+    let out = play(&mut st, 3, &["9S"]);
+    let (points, verdict, capture, pts) = played(&out);
+    assert_eq!(
+        capture,
+        Some(BottomCapture {
+            multiple: 1,
+            points: 25
+        })
+    );
+    assert_eq!(points, 85);
+    assert_eq!(verdict, Verdict::Guozhuang);
+    // 过庄 at 90: the banker wins 2 × 1 from each defender.
+    assert_eq!(pts, vec![6, -2, -2, -2]);
+}
+
+#[test]
+fn last_trick_won_with_a_trump_pair_doubles_the_buried_points() {
+    let mut st = at_play(
+        [&["AS", "AS"], &["2D", "2D"], &["6S", "8S"], &["9S", "JS"]],
+        &BURIED,
+        0,
+        90,
+        Some(Suit::H),
+    );
+    lead_from(&mut st, 0, 40);
+    play(&mut st, 0, &["AS", "AS"]);
+    play(&mut st, 1, &["2D", "2D"]);
+    play(&mut st, 2, &["6S", "8S"]);
+    let out = play(&mut st, 3, &["9S", "JS"]);
+    let (points, verdict, capture, pts) = played(&out);
+    assert_eq!(
+        capture,
+        Some(BottomCapture {
+            multiple: 2,
+            points: 50
+        })
+    );
+    assert_eq!((points, verdict), (90, Verdict::Kuazhuang));
+    assert_eq!(pts, vec![-3, 1, 1, 1]);
+}
+
+#[test]
+fn last_trick_won_with_a_trump_tractor_quadruples_the_buried_points() {
+    let mut st = at_play(
+        [
+            &["8H", "8H", "9H", "9H"],
+            &["5S", "6S", "8S", "9S"],
+            &["JH", "JH", "QH", "QH"],
+            &["5D", "6D", "8D", "9D"],
+        ],
+        &BURIED,
+        0,
+        85,
+        Some(Suit::H),
+    );
+    lead_from(&mut st, 0, 30);
+    play(&mut st, 0, &["8H", "8H", "9H", "9H"]);
+    play(&mut st, 1, &["5S", "6S", "8S", "9S"]);
+    play(&mut st, 2, &["JH", "JH", "QH", "QH"]);
+    let out = play(&mut st, 3, &["5D", "6D", "8D", "9D"]);
+    let (points, verdict, capture, pts) = played(&out);
+    assert_eq!(
+        capture,
+        Some(BottomCapture {
+            multiple: 4,
+            points: 100
+        })
+    );
+    // 30 before, 10 in the trick (5S, 5D), 4 × 25 from the bottom.
+    assert_eq!((points, verdict), (140, Verdict::Xiaodao));
+    assert_eq!(pts, vec![-12, 4, 4, 4]);
+}
+
+#[test]
+fn last_trick_won_with_a_side_suit_captures_nothing() {
+    let mut st = at_play(
+        [&["9S"], &["AS"], &["6S"], &["8S"]],
+        &BURIED,
+        0,
+        90,
+        Some(Suit::H),
+    );
+    lead_from(&mut st, 0, 30);
+    play(&mut st, 0, &["9S"]);
+    play(&mut st, 1, &["AS"]);
+    play(&mut st, 2, &["6S"]);
+    let out = play(&mut st, 3, &["8S"]);
+    let (points, verdict, capture, _) = played(&out);
+    assert_eq!((points, verdict, capture), (30, Verdict::Guozhuang, None));
+}
+
+#[test]
+fn last_trick_won_by_the_banker_captures_nothing() {
+    let mut st = at_play(
+        [&["RJ"], &["AS"], &["6S"], &["8S"]],
+        &BURIED,
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["RJ"]);
+    play(&mut st, 1, &["AS"]);
+    play(&mut st, 2, &["6S"]);
+    let out = play(&mut st, 3, &["8S"]);
+    let (points, verdict, capture, pts) = played(&out);
+    assert_eq!((points, verdict, capture), (0, Verdict::Daguang, None));
+    assert_eq!(pts, vec![24, -8, -8, -8]);
+}
+
+/// Each defender's points per row, for a bid: (P, verdict, each defender's points).
+fn table_rows(bid: u32) -> Vec<(u32, Verdict, i64)> {
+    let u = base_score(bid);
+    vec![
+        (0, Verdict::Daguang, -8 * u),
+        (5, Verdict::Xiaoguang, -4 * u),
+        (20, Verdict::Xiaoguang, -4 * u),
+        (25, Verdict::Guozhuang, -2 * u),
+        (bid - 5, Verdict::Guozhuang, -2 * u),
+        (bid, Verdict::Kuazhuang, u),
+        (bid + 35, Verdict::Kuazhuang, u),
+        (bid + 40, Verdict::Xiaodao, 2 * u),
+        (bid + 75, Verdict::Xiaodao, 2 * u),
+        (bid + 80, Verdict::Dadao, 4 * u),
+        (bid + 200, Verdict::Dadao, 4 * u),
+    ]
+}
+
+#[test]
+fn result_table_at_bid_90() {
+    assert_eq!(base_score(90), 1);
+    for (p, verdict, each) in table_rows(90) {
+        let (v, pts) = scoring::settle(0, 90, p);
+        assert_eq!(
+            (v, pts),
+            (verdict, [-3 * each, each, each, each]),
+            "P = {p}"
+        );
+    }
+}
+
+#[test]
+fn result_table_at_bid_85() {
+    assert_eq!(base_score(85), 2);
+    for (p, verdict, each) in table_rows(85) {
+        let (v, pts) = scoring::settle(2, 85, p);
+        assert_eq!(
+            (v, pts),
+            (verdict, [each, each, -3 * each, each]),
+            "P = {p}"
+        );
+    }
+}
+
+#[test]
+fn result_table_at_bid_70() {
+    assert_eq!(base_score(70), 5);
+    for (p, verdict, each) in table_rows(70) {
+        let (v, pts) = scoring::settle(3, 70, p);
+        assert_eq!(
+            (v, pts),
+            (verdict, [each, each, each, -3 * each]),
+            "P = {p}"
+        );
+    }
+}
+
+#[test]
+fn result_table_at_unlimited_bid_60() {
+    assert_eq!(base_score(60), 7);
+    for (p, verdict, each) in table_rows(60) {
+        let (v, pts) = scoring::settle(1, 60, p);
+        assert_eq!(
+            (v, pts),
+            (verdict, [each, -3 * each, each, each]),
+            "P = {p}"
+        );
+    }
+}
+
+#[test]
+fn seed_examples_bid_80_is_worth_3_and_daguang_pays_4_times_doubled() {
+    // 双进单出: the banker's 大光 at 80 takes 2 × 4 × 3 = 24 from each defender; a 大倒 pays 12.
+    assert_eq!(scoring::settle(0, 80, 0).1, [72, -24, -24, -24]);
+    assert_eq!(scoring::settle(0, 80, 160).1, [-36, 12, 12, 12]);
+    assert_eq!(scoring::settle(0, 80, 120).1, [-18, 6, 6, 6]);
+}
+
+// ---- escape ----------------------------------------------------------------------------------
+
+#[test]
+fn a_defender_escaping_pays_its_daguang_share_to_the_banker_and_ends_the_match() {
+    let mut st = banker_to_decide(1);
+    let out = Sandaha::leave(
+        &mut st,
+        2,
+        Ctx {
+            now_ms: T0.now_ms + 10_000,
+        },
+    );
+    let r = out.hand_end.unwrap();
+    assert_eq!(r.points, vec![0, 8, -8, 0]);
+    assert_eq!(r.units, r.points);
+    assert_eq!(Sandaha::stage(&st), Stage::Finished);
+}
+
+#[test]
+fn a_banker_escaping_pays_dadao_and_a_long_hand_gives_the_others_one_more() {
+    let mut st = banker_to_decide(1);
+    let out = Sandaha::leave(
+        &mut st,
+        1,
+        Ctx {
+            now_ms: T0.now_ms + 30_000,
+        },
+    );
+    let r = out.hand_end.unwrap();
+    assert_eq!(r.units, vec![4, -12, 4, 4]);
+    assert_eq!(r.points, vec![5, -12, 5, 5]);
+}
+
+#[test]
+fn escaping_during_bidding_pays_as_a_banker_at_the_standing_bid() {
+    let mut st = dealt_hand();
+    act(&mut st, 0, Action::Bid { value: 90 });
+    act(&mut st, 1, Action::Bid { value: 85 });
+    let r = Sandaha::leave(&mut st, 3, T0).hand_end.unwrap();
+    assert_eq!(r.points, vec![8, 8, 8, -24]);
+}
+
+// ---- options and surfaces --------------------------------------------------------------------
+
+#[test]
+fn options_default_to_limited_and_refuse_unknown_fields() {
+    assert_eq!(limited(), Options { limit: true });
+    assert_eq!(unlimited().lowest_bid(), 5);
+    assert!(parse_options::<Sandaha>(4, &json!({"limit": 3})).is_err());
+    assert!(parse_options::<Sandaha>(4, &json!({"limt": false})).is_err());
+    assert!(parse_options::<Sandaha>(3, &json!({})).is_err());
+}
+
+#[test]
+fn actions_read_the_documented_json() {
+    let read = |v: Value| serde_json::from_value::<Action>(v);
+    assert_eq!(
+        read(json!({"type": "bid", "value": 85})).unwrap(),
+        Action::Bid { value: 85 }
+    );
+    assert_eq!(
+        read(json!({"type": "trump", "suit": null})).unwrap(),
+        Action::Trump { suit: None }
+    );
+    assert_eq!(
+        read(json!({"type": "trump", "suit": "S"})).unwrap(),
+        Action::Trump {
+            suit: Some(Suit::S)
+        }
+    );
+    assert_eq!(read(json!({"type": "play_on"})).unwrap(), Action::PlayOn {});
+    assert!(read(json!({"type": "pass", "value": 1})).is_err());
+    assert!(read(json!({"type": "bid", "value": -5})).is_err());
+}
+
+// ---- random hands ----------------------------------------------------------------------------
+
+/// Card notations inside a JSON value.
+fn card_strings(v: &Value, out: &mut Vec<Card>) {
+    match v {
+        Value::String(s) => {
+            if let Ok(c) = Card::parse(s) {
+                out.push(c);
+            }
+        }
+        Value::Array(a) => a.iter().for_each(|x| card_strings(x, out)),
+        Value::Object(o) => o.values().for_each(|x| card_strings(x, out)),
+        _ => {}
+    }
+}
+
+/// Every card `v` shows is among `public` (as a multiset).
+fn assert_within(v: &Value, public: &[Card], what: &str) {
+    let mut seen = Vec::new();
+    card_strings(v, &mut seen);
+    assert!(
+        crate::cards::holds_all(public, &seen),
+        "{what} shows a hidden card: {seen:?}"
+    );
+}
+
+fn random_subset(rng: &mut Rng, from: &[Card], n: usize) -> Vec<Card> {
+    let mut pool = from.to_vec();
+    let mut out = Vec::new();
+    while out.len() < n && !pool.is_empty() {
+        out.push(pool.swap_remove(rng.below(pool.len())));
+    }
+    out
+}
+
+/// A random attempt at a play: often illegal, which `apply` must refuse.
+fn random_play(rng: &mut Rng, st: &State, seat: SeatNo) -> Vec<Card> {
+    let h = st.hand.as_ref().unwrap();
+    let Phase::Tricks { trump, play, .. } = &h.phase else {
+        unreachable!()
+    };
+    let order = order(*trump);
+    let hand = &h.hands[seat];
+    match play.current.plays.first() {
+        None => match rng.below(4) {
+            0 => hand
+                .iter()
+                .copied()
+                .filter(|&c| order.is_trump(c))
+                .collect(),
+            1 => {
+                let c = hand[rng.below(hand.len())];
+                vec![c, c]
+            }
+            _ => vec![hand[rng.below(hand.len())]],
+        },
+        Some(lead) => {
+            let n = lead.cards.len();
+            let suit = order.eff(lead.cards[0]);
+            let lane: Vec<Card> = hand
+                .iter()
+                .copied()
+                .filter(|&c| order.eff(c) == suit)
+                .collect();
+            let mut p = random_subset(rng, &lane, n);
+            let mut rest = hand.clone();
+            crate::cards::remove_cards(&mut rest, &p);
+            let more = random_subset(rng, &rest, n - p.len());
+            p.extend(more);
+            p
+        }
+    }
+}
+
+#[test]
+fn random_hands_keep_every_invariant() {
+    let mut rng = Rng(0x5a_d4a);
+    let mut played_out = 0;
+    let mut ended = 0;
+    let mut escapes = 0;
+    let mut captures = 0;
+    while played_out < 10_000 {
+        let opts = if rng.below(4) == 0 {
+            unlimited()
+        } else {
+            limited()
+        };
+        let mut st = Sandaha::new_match(opts.clone(), 4);
+        for _ in 0..6 {
+            let mut deck = Sandaha::deck(&opts);
+            let mut seed = [0u8; 32];
+            seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+            shuffle(&mut deck, &seed);
+            let sorted_deck = crate::cards::canonical(&deck);
+            let out = Sandaha::start_hand(
+                &mut st,
+                HandStart {
+                    deck: deck.clone(),
+                    ctx: T0,
+                    wallets: vec![0; 4],
+                    scores: vec![0; 4],
+                },
+            );
+            for e in &out.events {
+                if e.kind == "dealt" {
+                    let s = e.seat.unwrap();
+                    assert_eq!(e.to, Visibility::Seats(vec![s]));
+                    assert_eq!(e.data["cards"], json!(st.hand.as_ref().unwrap().hands[s]));
+                } else {
+                    assert_eq!(e.to, Visibility::All);
+                    assert_within(&e.data, &[], e.kind);
+                }
+            }
+            let escape_at = (rng.below(100) == 0).then(|| rng.below(40));
+            let mut steps = 0;
+            let result = loop {
+                steps += 1;
+                assert!(steps < 500, "the hand must end");
+                let seat = Sandaha::to_act(&st)[0];
+                if escape_at == Some(steps) {
+                    escapes += 1;
+                    break Sandaha::leave(&mut st, seat, T0)
+                        .hand_end
+                        .expect("an escape ends the hand");
+                }
+                let h = st.hand.as_ref().unwrap();
+                let attempt = match &h.phase {
+                    _ if rng.below(10) == 0 => None,
+                    Phase::Bidding(b) => Some(if rng.below(3) == 0 {
+                        Action::Bid {
+                            value: b.next_bid(),
+                        }
+                    } else {
+                        Action::Pass {}
+                    }),
+                    Phase::Trump { .. } => Some(Action::Trump {
+                        suit: [
+                            None,
+                            Some(Suit::S),
+                            Some(Suit::H),
+                            Some(Suit::D),
+                            Some(Suit::C),
+                        ][rng.below(5)],
+                    }),
+                    Phase::Bury { .. } => Some(Action::Bury {
+                        cards: random_subset(&mut rng, &h.hands[seat], BOTTOM),
+                    }),
+                    Phase::Decide { .. } => Some(if rng.below(30) == 0 {
+                        Action::Surrender {}
+                    } else {
+                        Action::PlayOn {}
+                    }),
+                    Phase::Tricks { .. } => Some(Action::Play {
+                        cards: random_play(&mut rng, &st, seat),
+                    }),
+                };
+                // Copying the state costs more than the step: every fourth step checks a refusal.
+                let before = (steps % 4 == 0).then(|| st.clone());
+                let out = match attempt.map(|a| Sandaha::apply(&mut st, seat, a, T0)) {
+                    Some(Ok(out)) => out,
+                    refused => {
+                        if let Some(Err(e)) = refused {
+                            if let Some(before) = &before {
+                                assert!(st == *before, "refusal changes nothing");
+                            }
+                            assert_within(
+                                &json!(
+                                    e.detail
+                                        .split(|c: char| !c.is_ascii_alphanumeric())
+                                        .collect::<Vec<_>>()
+                                ),
+                                &[],
+                                "an error",
+                            );
+                        }
+                        let auto = Sandaha::auto_action(&st, seat);
+                        Sandaha::apply(&mut st, seat, auto.clone(), T0).unwrap_or_else(|e| {
+                            panic!("automatic {auto:?} by {seat} refused: {}", e.detail)
+                        })
+                    }
+                };
+                let banker = st
+                    .hand
+                    .as_ref()
+                    .and_then(|h| h.phase.contract())
+                    .map(|c| c.banker);
+                // Public cards: every card played so far in the hand. Collected only when some
+                // check needs them: a play's own event shows only cards just made public.
+                let needed = steps % 4 == 0 || out.events.iter().any(|e| e.kind != "play");
+                let public: Vec<Card> = match st.hand.as_ref().map(|h| &h.phase) {
+                    Some(Phase::Tricks { play, .. }) if needed => play
+                        .done
+                        .iter()
+                        .chain([&play.current])
+                        .flat_map(|t| t.plays.iter().flat_map(|p| p.cards.iter().copied()))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                for e in &out.events {
+                    match (&e.to, e.kind) {
+                        (Visibility::All, "play") => {}
+                        (Visibility::All, _) => assert_within(&e.data, &public, e.kind),
+                        (Visibility::Seats(s), "bottom" | "buried_cards") => {
+                            assert_eq!(s, &vec![banker.unwrap_or(seat)])
+                        }
+                        (v, k) => panic!("{k} sent to {v:?}"),
+                    }
+                }
+                if let Some(r) = out.hand_end {
+                    break r;
+                }
+                let h = st.hand.as_ref().unwrap();
+                if steps % 4 != 0 {
+                    continue;
+                }
+                let mut all: Vec<Card> = h
+                    .hands
+                    .iter()
+                    .flatten()
+                    .copied()
+                    .chain(h.bottom.iter().copied())
+                    .collect();
+                all.extend(public.iter().copied());
+                assert_eq!(
+                    crate::cards::canonical(&all),
+                    sorted_deck,
+                    "cards conserved"
+                );
+                // Views cost more than steps: every 16th step renders one viewer's, in turn.
+                if steps % 16 == 0 {
+                    let contract = h.phase.contract();
+                    let viewers = [None, Some(0), Some(1), Some(2), Some(3)];
+                    let viewer = viewers[(steps / 16 + ended) % viewers.len()];
+                    let mut v = view_json::<Sandaha>(&st, viewer);
+                    let fields = v.as_object_mut().unwrap();
+                    let hand = fields.remove("hand").unwrap();
+                    let buried = fields.remove("buried").unwrap();
+                    match viewer {
+                        Some(s) => assert_eq!(hand, json!(h.hands[s])),
+                        None => assert_eq!(hand, Value::Null),
+                    }
+                    if buried != Value::Null {
+                        assert_eq!(viewer, contract.map(|c| c.banker));
+                        assert_eq!(buried, json!(h.bottom));
+                    }
+                    assert_within(&v, &public, "a view");
+                    let legal = json!(Sandaha::legal_actions(&st, viewer.unwrap_or(0)));
+                    assert_within(&legal, &[], "legal actions");
+                }
+                if steps % 64 == 0 {
+                    let back: State =
+                        serde_json::from_str(&serde_json::to_string(&st).unwrap()).unwrap();
+                    assert!(back == st, "the state survives its JSON");
+                }
+            };
+            ended += 1;
+            // Between hands (and after an escape) nothing is hidden any more, and nothing is
+            // shown: no view names a card, the summary included.
+            for viewer in [None, Some(0), Some(1), Some(2), Some(3)] {
+                assert_within(
+                    &view_json::<Sandaha>(&st, viewer),
+                    &[],
+                    "a view between hands",
+                );
+            }
+            assert_within(&result.detail, &[], "the summary");
+            assert_eq!(result.units.iter().sum::<i64>(), 0, "{:?}", result.detail);
+            let s: Summary = serde_json::from_value(result.detail.clone()).unwrap();
+            match s {
+                Summary::Escape { .. } => {}
+                _ => assert_eq!(result.points, result.units),
+            }
+            if let Summary::Played {
+                defenders_points,
+                bottom_capture,
+                ..
+            } = s
+            {
+                played_out += 1;
+                assert_eq!(defenders_points % 5, 0);
+                let extra = bottom_capture.map_or(0, |c| {
+                    captures += 1;
+                    c.points - c.points / c.multiple
+                });
+                assert!(
+                    defenders_points <= 200 + extra,
+                    "{defenders_points} > 200 + {extra}"
+                );
+            }
+            match Sandaha::stage(&st) {
+                Stage::Finished => break,
+                stage => assert_eq!(stage, Stage::NeedsDeal),
+            }
+        }
+    }
+    assert!(
+        ended >= played_out && escapes > 0 && captures > 0,
+        "{ended} {escapes} {captures}"
+    );
+}
+
+#[test]
+fn legal_play_lists_the_shapes_the_leader_holds_and_the_led_shape_to_followers() {
+    let mut st = at_play(
+        [
+            &["6S", "6S", "8S", "8S", "9S", "9S", "AD"],
+            &["5S", "6S", "8S", "9S", "JS", "QS", "KD"],
+            &["5C"; 7],
+            &["5D"; 7],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    assert_eq!(
+        Sandaha::legal_actions(&st, 0),
+        vec![Legal::Play {
+            lead: true,
+            count: None,
+            shapes: vec![
+                Shape::Single,
+                Shape::Pair,
+                Shape::Tractor { pairs: 2 },
+                Shape::Tractor { pairs: 3 },
+            ],
+        }]
+    );
+    assert!(
+        Sandaha::legal_actions(&st, 1).is_empty(),
+        "not seat 1's turn"
+    );
+    play(&mut st, 0, &["6S", "6S", "8S", "8S"]);
+    assert_eq!(
+        Sandaha::legal_actions(&st, 1),
+        vec![Legal::Play {
+            lead: false,
+            count: Some(4),
+            shapes: vec![Shape::Tractor { pairs: 2 }],
+        }]
+    );
+    let auto = Sandaha::auto_action(&st, 1);
+    assert_eq!(
+        auto,
+        Action::Play {
+            cards: cards(&["5S", "6S", "8S", "9S"])
+        }
+    );
+    act(&mut st, 1, auto);
+}
+
+#[test]
+fn without_a_tractor_any_pairs_will_do_as_long_as_there_are_as_many_as_possible() {
+    let mut st = at_play(
+        [
+            &["5S", "5S", "6S", "6S", "8S", "8S"],
+            &["9S", "9S", "10S", "10S", "QS", "QS", "AS", "AS", "KS"],
+            &["5C"; 6],
+            &["5D"; 6],
+        ],
+        &[],
+        0,
+        90,
+        Some(Suit::H),
+    );
+    play(&mut st, 0, &["5S", "5S", "6S", "6S", "8S", "8S"]);
+    let e = refused_play(&mut st, 1, &["9S", "9S", "QS", "QS", "AS", "KS"]);
+    assert!(e.contains("有牌必跟"), "{e}");
+    // 9-10 would be a two-pair tractor; sandaha asks only for three pairs.
+    play(&mut st, 1, &["9S", "9S", "QS", "QS", "AS", "AS"]);
+}
+
+#[test]
+fn schemas_describe_every_action_and_the_typed_view() {
+    use crate::engine::{DynGame, Registered};
+    let g = Registered::<Sandaha>::new();
+    let s = g.schemas();
+    let text = s.action.to_string();
+    for t in [
+        "bid",
+        "pass",
+        "trump",
+        "bury",
+        "surrender",
+        "play_on",
+        "play",
+    ] {
+        assert!(
+            text.contains(&format!("\"{t}\"")),
+            "action schema lacks {t}"
+        );
+    }
+    for (name, schema) in [
+        ("state", &s.state),
+        ("legal", &s.legal_action),
+        ("summary", &s.last_result),
+    ] {
+        assert!(
+            schema.get("properties").is_some() || schema.get("oneOf").is_some(),
+            "{name}: {schema}"
+        );
+    }
+}
+
+#[test]
+fn malformed_actions_are_refused_as_invalid_and_change_nothing() {
+    use crate::engine::{DynGame, Registered, RuleErrorKind};
+    let g = Registered::<Sandaha>::new();
+    let opts = g.options(4, &json!({})).unwrap();
+    let mut st = g.new_match(&opts, 4).unwrap();
+    st.start_hand(HandStart {
+        deck: g.deck(&opts).unwrap(),
+        ctx: T0,
+        wallets: vec![0; 4],
+        scores: vec![0; 4],
+    });
+    let before = st.save();
+    for bad in [
+        json!({"type": "bid", "value": -5}),
+        json!({"type": "bid", "value": "90"}),
+        json!({"type": "bid"}),
+        json!({"type": "pass", "extra": 1}),
+        json!({"type": "trump", "suit": "X"}),
+        json!({"type": "bury", "cards": ["ZZ"]}),
+        json!({"type": "play", "cards": "QH"}),
+        json!({"type": "fold"}),
+        json!([]),
+    ] {
+        let e = st.apply(0, &bad, T0).expect_err("refused");
+        assert_eq!(e.kind, RuleErrorKind::Invalid, "{bad}: {}", e.detail);
+        assert_eq!(st.save(), before);
+    }
+}

@@ -1,0 +1,163 @@
+//! What clients see: the view of the state, the legal-action templates and the hand summary.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::bidding::Call;
+use super::follow::Shape;
+use super::scoring::Verdict;
+use crate::cards::{Card, Suit};
+use crate::engine::{SeatInfo, SeatNo};
+
+/// One seat's play in a trick.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct TrickPlay {
+    pub seat: SeatNo,
+    pub cards: Vec<Card>,
+}
+
+/// A trick, current or finished (查牌).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Trick {
+    pub leader: SeatNo,
+    /// The structure of the lead, once led.
+    pub shape: Option<Shape>,
+    pub plays: Vec<TrickPlay>,
+    /// Set when the trick is finished.
+    pub winner: Option<SeatNo>,
+    /// Card points in the trick (they count for the defenders only when a defender wins it).
+    pub points: u32,
+}
+
+impl Trick {
+    pub fn new(leader: SeatNo) -> Trick {
+        Trick {
+            leader,
+            shape: None,
+            plays: Vec::new(),
+            winner: None,
+            points: 0,
+        }
+    }
+}
+
+/// 扣底: what the last trick added to the defenders' points.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct BottomCapture {
+    /// × 1 single, × 2 pair, × 4 tractor.
+    pub multiple: u32,
+    /// The buried points times the multiple.
+    pub points: u32,
+}
+
+/// How a hand ended, shown to everyone as `last_result`. Never names a buried card.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "end", rename_all = "snake_case")]
+pub enum Summary {
+    /// Played out: the result table.
+    Played {
+        hand_no: u32,
+        banker: SeatNo,
+        bid: u32,
+        base_score: i64,
+        defenders_points: u32,
+        verdict: Verdict,
+        bottom_capture: Option<BottomCapture>,
+        points: Vec<i64>,
+    },
+    /// 投降: each defender won 1 from the banker.
+    Surrendered {
+        hand_no: u32,
+        banker: SeatNo,
+        bid: u32,
+        points: Vec<i64>,
+    },
+    /// All four passed: nothing scored, the same seat bids first in the new deal.
+    Redeal {
+        hand_no: u32,
+        first_bidder: SeatNo,
+        points: Vec<i64>,
+    },
+    /// 逃跑: the leaver paid; `bonus`: the others also gained 1 for a hand of 30 s or more.
+    Escape {
+        hand_no: u32,
+        seat: SeatNo,
+        banker: Option<SeatNo>,
+        bid: u32,
+        lasted_ms: i64,
+        bonus: bool,
+        points: Vec<i64>,
+    },
+}
+
+/// The state as one seat (or a spectator) may see it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct View {
+    pub hand_no: u32,
+    /// 限级: 70 is the lowest bid; else 5.
+    pub limit: bool,
+    pub lowest_bid: u32,
+    /// bidding, trump, bury, decide, play; waiting between hands; finished.
+    pub phase: String,
+    pub turn: Option<SeatNo>,
+    /// The seat that bids first in this hand, or in the next deal between hands.
+    pub first_bidder: SeatNo,
+    /// Every call of this hand's bidding, in order.
+    pub bids: Vec<Call>,
+    pub standing_bid: Option<u32>,
+    pub banker: Option<SeatNo>,
+    /// The banker's winning bid.
+    pub bid: Option<u32>,
+    pub base_score: Option<i64>,
+    /// Whether the banker has named the trump (a suit, or none).
+    pub trump_chosen: bool,
+    /// The trump suit; null with `trump_chosen` means only the fixed trumps.
+    pub trump: Option<Suit>,
+    /// The viewer's own cards, strongest first.
+    pub hand: Option<Vec<Card>>,
+    /// The cards the viewer buried (the banker only).
+    pub buried: Option<Vec<Card>>,
+    /// Cards in each seat's hand.
+    pub card_counts: Vec<usize>,
+    /// Cards in the bottom: 8 before the banker takes them and after it buries.
+    pub bottom_count: usize,
+    /// Points the defenders have taken so far.
+    pub defenders_points: u32,
+    /// Seats that have shown void in trumps (报副).
+    pub void_in_trumps: Vec<bool>,
+    pub trick: Option<Trick>,
+    /// Every finished trick of the hand, in order (查牌).
+    pub tricks: Vec<Trick>,
+    pub last_result: Option<Summary>,
+}
+
+/// Nothing is staked on a sandaha table: points move after each hand.
+impl SeatInfo for View {}
+
+/// An action the seat may send now, as a template.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Legal {
+    /// The only bid allowed: 90 first, then the standing bid less 5.
+    Bid {
+        value: u32,
+    },
+    Pass {},
+    /// Each suit, or null for no trump suit.
+    Trump {
+        suits: Vec<Option<Suit>>,
+    },
+    /// Bury this many cards of your hand.
+    Bury {
+        count: usize,
+    },
+    Surrender {},
+    PlayOn {},
+    /// Play `count` cards (any of `shapes` when leading; following, as many as were led in
+    /// the led shape when the hand allows).
+    Play {
+        lead: bool,
+        count: Option<usize>,
+        shapes: Vec<Shape>,
+    },
+}
