@@ -21,11 +21,11 @@ pub const PACE_SECS: u32 = 1;
 /// How long a table whose players are all away waits for one of them before it ends.
 pub const PAUSE_SECS: u32 = 600;
 
-/// Whether a full table at `Stage::NeedsDeal` deals now: a hand that ended with no player's
-/// action in this transaction (one dealt and finished by automatic actions alone) waits
-/// `PACE_SECS` before the next, whoever sits there.
-pub fn deal_now(dealt_in_this_transaction: bool) -> bool {
-    !dealt_in_this_transaction
+/// Whether a full table at `Stage::NeedsDeal` deals now: after a hand that this transaction
+/// dealt and automatic actions alone played out, the next waits `PACE_SECS`, whoever sits
+/// there.
+pub fn deal_now(played_out_automatically: bool) -> bool {
+    !played_out_automatically
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -608,6 +608,9 @@ impl Table {
             _ => None,
         };
         let mut dealt = false;
+        // Whether automatic actions played in the hand dealt last (a hand the engine ends at
+        // the deal itself, like 打炸's 摊牌, needs none).
+        let mut auto_played = false;
         let mut stop = Stop::Bound;
         for _ in 0..MAX_AUTO_STEPS {
             match self.state.stage() {
@@ -650,11 +653,6 @@ impl Table {
                             }
                         }
                     }
-                    if !autoplay::deal_now(dealt) {
-                        self.status = Status::Playing;
-                        stop = Stop::Paced;
-                        break;
-                    }
                     if let Some(room) = self.platform.room.clone()
                         && self.room_must_dissolve(conn, &room).await?
                     {
@@ -662,8 +660,14 @@ impl Table {
                         stop = Stop::Idle;
                         break;
                     }
+                    if !autoplay::deal_now(dealt && auto_played) {
+                        self.status = Status::Playing;
+                        stop = Stop::Paced;
+                        break;
+                    }
                     self.deal(conn).await?;
                     dealt = true;
+                    auto_played = false;
                 }
                 Stage::InHand => {
                     self.status = Status::Playing;
@@ -685,6 +689,7 @@ impl Table {
                         if self.state.to_act().contains(&seat) {
                             let action = self.state.auto_action(seat);
                             self.apply(conn, seat, action, ActionKind::Auto).await?;
+                            auto_played = true;
                         }
                     }
                 }

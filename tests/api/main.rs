@@ -10,5 +10,6 @@ mod helpers;
 mod load;
 mod move_conns;
 mod openapi;
+mod sandaha;
 mod shengji;
 mod tournaments;

@@ -16,10 +16,11 @@ pub mod trick;
 pub use engine::{DynGame, DynState, Game, Registered};
 
 /// Every game the service can run. Adding a game is one line here.
-static GAMES: [&dyn DynGame; 3] = [
+static GAMES: [&dyn DynGame; 4] = [
     &Registered::<chexuan::Chexuan>::new(),
     &Registered::<dazha::Dazha>::new(),
     &Registered::<shengji::Shengji>::new(),
+    &Registered::<sandaha::Sandaha>::new(),
 ];
 
 /// Every game the service can run, in the order clients are told about them.
