@@ -21,34 +21,44 @@ pub const PACE_SECS: u32 = 1;
 /// How long a table whose players are all away waits for one of them before it ends.
 pub const PAUSE_SECS: u32 = 600;
 
-/// Whether a full table at `Stage::NeedsDeal` deals now: after a hand that this transaction
-/// dealt and automatic actions alone played out, the next waits `PACE_SECS`, whoever sits
-/// there.
-pub fn deal_now(played_out_automatically: bool) -> bool {
-    !played_out_automatically
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Next {
     Deal,
+    /// Deal at the next deadline, `PACE_SECS` away.
+    Pace,
     /// Wait for a `resume`, until the pause ends.
     Pause,
     /// The pause is over: end the match.
     Abandon,
 }
 
-/// What a full table whose players are all in 托管 does after `hands_done` hands. `due`: the
-/// table's deadline had passed when this transaction began (the sweeper is here for it).
-pub fn between_hands(platform: &PlatformOptions, hands_done: u32, due: bool) -> Next {
-    let plays_out = platform.hands.is_some();
+/// A full table between hands, as the policy needs to see it.
+#[derive(Clone, Copy, Debug)]
+pub struct Between {
+    pub hands_done: u32,
+    /// Every seated player is in 托管 (after the first hand).
+    pub everyone_away: bool,
+    /// This transaction dealt the hand just ended and automatic actions alone played it.
+    pub played_out_automatically: bool,
+    /// The table's deadline had passed when this transaction began (the sweeper came for it).
+    pub due: bool,
+}
+
+/// What a full table does between hands: a table of absent players pauses at the start of a
+/// 局 unless it has a hand limit, and ends when the pause is over; a hand played out by
+/// automatic actions alone is followed by the next only at the next deadline, whoever sits
+/// there.
+pub fn between_hands(platform: &PlatformOptions, t: Between) -> Next {
     let new_ju = match &platform.room {
-        Some(room) => hands_done.is_multiple_of(room.hands_per_game),
+        Some(room) => t.hands_done.is_multiple_of(room.hands_per_game),
         None => true,
     };
-    match (!plays_out && new_ju, due) {
-        (true, true) => Next::Abandon,
-        (true, false) => Next::Pause,
-        (false, _) => Next::Deal,
+    if t.everyone_away && platform.hands.is_none() && new_ju {
+        if t.due { Next::Abandon } else { Next::Pause }
+    } else if t.played_out_automatically {
+        Next::Pace
+    } else {
+        Next::Deal
     }
 }
 
@@ -66,31 +76,50 @@ mod tests {
         }
     }
 
+    fn away(hands_done: u32, played_out_automatically: bool, due: bool) -> Between {
+        Between {
+            hands_done,
+            everyone_away: true,
+            played_out_automatically,
+            due,
+        }
+    }
+
     #[test]
-    fn a_table_with_a_hand_limit_plays_on() {
+    fn a_table_with_a_hand_limit_plays_on_one_hand_per_deadline() {
         let p = platform(Some(10), None);
-        assert_eq!(between_hands(&p, 3, false), Next::Deal);
-        assert_eq!(between_hands(&p, 3, true), Next::Deal);
+        assert_eq!(between_hands(&p, away(3, false, false)), Next::Deal);
+        assert_eq!(between_hands(&p, away(3, false, true)), Next::Deal);
+        assert_eq!(between_hands(&p, away(3, true, false)), Next::Pace);
     }
 
     #[test]
     fn a_table_without_a_limit_pauses_then_ends() {
         let p = platform(None, None);
-        assert_eq!(between_hands(&p, 1, false), Next::Pause);
-        assert_eq!(between_hands(&p, 1, true), Next::Abandon);
+        assert_eq!(between_hands(&p, away(1, true, false)), Next::Pause);
+        assert_eq!(between_hands(&p, away(1, false, false)), Next::Pause);
+        assert_eq!(between_hands(&p, away(1, false, true)), Next::Abandon);
     }
 
     #[test]
     fn a_coin_room_finishes_its_ju_before_pausing() {
         let p = platform(None, Some(CoinRoom::with_stake(5)));
-        assert_eq!(between_hands(&p, 3, true), Next::Deal);
-        assert_eq!(between_hands(&p, 10, false), Next::Pause);
-        assert_eq!(between_hands(&p, 10, true), Next::Abandon);
+        assert_eq!(between_hands(&p, away(3, false, true)), Next::Deal);
+        assert_eq!(between_hands(&p, away(3, true, true)), Next::Pace);
+        assert_eq!(between_hands(&p, away(10, true, false)), Next::Pause);
+        assert_eq!(between_hands(&p, away(10, false, true)), Next::Abandon);
     }
 
     #[test]
     fn a_hand_played_out_by_automatic_actions_alone_waits_before_the_next() {
-        assert!(deal_now(false));
-        assert!(!deal_now(true));
+        let p = platform(None, None);
+        let present = |played_out_automatically| Between {
+            hands_done: 4,
+            everyone_away: false,
+            played_out_automatically,
+            due: false,
+        };
+        assert_eq!(between_hands(&p, present(false)), Next::Deal);
+        assert_eq!(between_hands(&p, present(true)), Next::Pace);
     }
 }

@@ -631,28 +631,6 @@ impl Table {
                         stop = Stop::Idle;
                         break;
                     }
-                    let everyone_away =
-                        hands_done > 0 && self.seats.iter().flatten().all(|s| s.auto);
-                    if everyone_away {
-                        match autoplay::between_hands(&self.platform, hands_done, entered_due) {
-                            autoplay::Next::Deal => {}
-                            autoplay::Next::Pause => {
-                                self.status = Status::Playing;
-                                stop = Stop::Paused;
-                                break;
-                            }
-                            autoplay::Next::Abandon => {
-                                self.status = Status::Finished;
-                                self.platform_event(
-                                    "abandoned",
-                                    None,
-                                    json!({ "reason": "every player stayed away" }),
-                                );
-                                stop = Stop::Idle;
-                                break;
-                            }
-                        }
-                    }
                     if let Some(room) = self.platform.room.clone()
                         && self.room_must_dissolve(conn, &room).await?
                     {
@@ -660,10 +638,37 @@ impl Table {
                         stop = Stop::Idle;
                         break;
                     }
-                    if !autoplay::deal_now(dealt && auto_played) {
-                        self.status = Status::Playing;
-                        stop = Stop::Paced;
-                        break;
+                    let next = autoplay::between_hands(
+                        &self.platform,
+                        autoplay::Between {
+                            hands_done,
+                            everyone_away: hands_done > 0
+                                && self.seats.iter().flatten().all(|s| s.auto),
+                            played_out_automatically: dealt && auto_played,
+                            due: entered_due,
+                        },
+                    );
+                    self.status = Status::Playing;
+                    match next {
+                        autoplay::Next::Deal => {}
+                        autoplay::Next::Pace => {
+                            stop = Stop::Paced;
+                            break;
+                        }
+                        autoplay::Next::Pause => {
+                            stop = Stop::Paused;
+                            break;
+                        }
+                        autoplay::Next::Abandon => {
+                            self.status = Status::Finished;
+                            self.platform_event(
+                                "abandoned",
+                                None,
+                                json!({ "reason": "every player stayed away" }),
+                            );
+                            stop = Stop::Idle;
+                            break;
+                        }
                     }
                     self.deal(conn).await?;
                     dealt = true;

@@ -192,6 +192,17 @@ pub enum Stage {
     Finished,
 }
 
+impl Stage {
+    /// The stage of a match that is `finished` or has a hand in play (`in_hand`).
+    pub fn of(finished: bool, in_hand: bool) -> Stage {
+        match (finished, in_hand) {
+            (true, _) => Stage::Finished,
+            (false, true) => Stage::InHand,
+            (false, false) => Stage::NeedsDeal,
+        }
+    }
+}
+
 /// What a game's view type tells the platform about the seats around it. The view built for a
 /// viewer is the one place that decides what that viewer may see, so the platform's own fields
 /// (`seats[].coins_at_table`) are read from it and can never show more than the game allows.
@@ -281,13 +292,19 @@ pub fn read_options<T: DeserializeOwned>(raw: &Value) -> Result<T, RuleError> {
         // serde reads a struct from an array too; options are always named.
         _ => return Err(RuleError::invalid("options must be a JSON object")),
     };
+    deserialize_named(raw, "options")
+}
+
+/// Deserialises `raw`, naming the failing field's path after `what` in the refusal
+/// (`options.ante: …`, `action.cards[2]: …`).
+fn deserialize_named<T: DeserializeOwned>(raw: &Value, what: &str) -> Result<T, RuleError> {
     serde_path_to_error::deserialize(raw).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         if path == "." {
-            RuleError::invalid(format!("options: {inner}"))
+            RuleError::invalid(format!("{what}: {inner}"))
         } else {
-            RuleError::invalid(format!("options.{path}: {inner}"))
+            RuleError::invalid(format!("{what}.{path}: {inner}"))
         }
     })
 }
@@ -484,15 +501,7 @@ where
         G::start_hand(&mut self.0, start)
     }
     fn apply(&mut self, seat: SeatNo, action: &Value, ctx: Ctx) -> Result<Outcome, RuleError> {
-        let action: G::Action = serde_path_to_error::deserialize(action).map_err(|e| {
-            let path = e.path().to_string();
-            let inner = e.into_inner();
-            if path == "." {
-                RuleError::invalid(format!("bad action: {inner}"))
-            } else {
-                RuleError::invalid(format!("bad action: {path}: {inner}"))
-            }
-        })?;
+        let action: G::Action = deserialize_named(action, "action")?;
         G::apply(&mut self.0, seat, action, ctx)
     }
     fn auto_action(&self, seat: SeatNo) -> Value {

@@ -525,13 +525,7 @@ impl Game for Dazha {
     }
 
     fn stage(state: &State) -> Stage {
-        if state.finished {
-            Stage::Finished
-        } else if state.hand.is_some() {
-            Stage::InHand
-        } else {
-            Stage::NeedsDeal
-        }
+        Stage::of(state.finished, state.hand.is_some())
     }
 
     fn hand_no(state: &State) -> u32 {
