@@ -284,25 +284,9 @@ async fn a_joker_without_a_bomb_is_shown_and_fined_and_a_short_player_dissolves_
 #[tokio::test]
 async fn illegal_plays_are_refused_with_the_rule() {
     let app = spawn_app().await;
-    let mut players = Vec::new();
-    for i in 0..4 {
-        players.push(app.player(&format!("rr{i}"), 0).await);
-    }
-    let (s, v) = app
-        .post(
-            "/v1/matches",
-            &players[0].token,
-            json!({"game": "dazha", "options": {"turn_timeout_secs": 60}}),
-        )
+    let (id, players) = app
+        .table_of_four("rr", 0, "dazha", json!({"turn_timeout_secs": 60}))
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    for p in &players[1..] {
-        let (s, v) = app
-            .post(&format!("/v1/matches/{id}/join"), &p.token, json!({}))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-    }
     // Deal until a hand is played (摊牌 hands end at once).
     let v = app.view(&id, &players[0]).await;
     assert_eq!(v["status"], "playing", "{v}");

@@ -16,25 +16,14 @@ use crate::helpers::{TestApp, assert_problem, spawn_app, spawn_app_with};
 #[tokio::test]
 async fn a_table_of_absent_players_always_has_a_deadline_and_finishes() {
     let app = spawn_app().await;
-    let mut players = Vec::new();
-    for name in ["ann", "ben", "cat", "dan"] {
-        players.push(app.player(name, 0).await);
-    }
-    let (s, v) = app
-        .post(
-            "/v1/matches",
-            &players[0].token,
-            json!({"game": "dazha", "options": {"turn_timeout_secs": 1, "hands": 3}}),
+    let (id, players) = app
+        .table_of_four(
+            "absent",
+            0,
+            "dazha",
+            json!({"turn_timeout_secs": 1, "hands": 3}),
         )
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    for p in &players[1..] {
-        let (s, v) = app
-            .post(&format!("/v1/matches/{id}/join"), &p.token, json!({}))
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-    }
     let until = tokio::time::Instant::now() + Duration::from_secs(90);
     let mut hands_seen = 0;
     loop {
@@ -176,28 +165,6 @@ async fn a_revealed_hand_seed_does_not_predict_the_next_hand() {
     );
 }
 
-async fn organiser(app: &TestApp, name: &str) -> String {
-    let o = app.register(name).await;
-    let (s, b) = app
-        .call(
-            Method::PUT,
-            &format!("/v1/admin/users/{}/role", o.id),
-            Some(&app.admin_token),
-            Some(json!({"role": "organiser"})),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{b}");
-    let (_, login) = app
-        .call(
-            Method::POST,
-            "/v1/auth/login",
-            None,
-            Some(json!({"username": name, "password": "password123"})),
-        )
-        .await;
-    login["access_token"].as_str().unwrap().to_string()
-}
-
 async fn tournament(app: &TestApp, org: &str) -> String {
     let starts_at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
     let (s, t) = app
@@ -216,7 +183,7 @@ async fn tournament(app: &TestApp, org: &str) -> String {
 #[tokio::test]
 async fn parallel_commitments_of_one_player_never_both_succeed() {
     let app = spawn_app().await;
-    let org = organiser(&app, "org").await;
+    let org = app.organiser("org").await.token;
     for round in 0..5 {
         let p = app.player(&format!("racer{round}"), 1000).await;
         let (t1, t2) = (tournament(&app, &org).await, tournament(&app, &org).await);
@@ -234,6 +201,9 @@ async fn parallel_commitments_of_one_player_never_both_succeed() {
             let path = format!("/v1/tournaments/{t}/register");
             async move { app.post(&path, &p.token, json!({})).await.0 }
         };
+        let delete = |path: String| async move {
+            app.call(Method::DELETE, &path, Some(&p.token), None).await
+        };
         let (a, b) = tokio::join!(reg(t1.clone()), reg(t2.clone()));
         assert!(
             !(a.is_success() && b.is_success()),
@@ -241,13 +211,7 @@ async fn parallel_commitments_of_one_player_never_both_succeed() {
         );
         // Free the player again, then race a registration against a seat and the lobby.
         for t in [&t1, &t2] {
-            app.call(
-                Method::DELETE,
-                &format!("/v1/tournaments/{t}/register"),
-                Some(&p.token),
-                None,
-            )
-            .await;
+            delete(format!("/v1/tournaments/{t}/register")).await;
         }
         let join = async {
             app.post(&format!("/v1/matches/{match_id}/join"), &p.token, json!({}))
@@ -260,13 +224,7 @@ async fn parallel_commitments_of_one_player_never_both_succeed() {
             "registered and seated at once ({a}, {b})"
         );
         if a.is_success() {
-            app.call(
-                Method::DELETE,
-                &format!("/v1/tournaments/{t1}/register"),
-                Some(&p.token),
-                None,
-            )
-            .await;
+            delete(format!("/v1/tournaments/{t1}/register")).await;
         } else {
             app.post(
                 &format!("/v1/matches/{match_id}/leave"),
@@ -285,20 +243,8 @@ async fn parallel_commitments_of_one_player_never_both_succeed() {
             !(a.is_success() && b.is_success()),
             "registered and queued at once ({a}, {b})"
         );
-        app.call(
-            Method::DELETE,
-            "/v1/lobby/dazha/queue",
-            Some(&p.token),
-            None,
-        )
-        .await;
-        app.call(
-            Method::DELETE,
-            &format!("/v1/tournaments/{t2}/register"),
-            Some(&p.token),
-            None,
-        )
-        .await;
+        delete("/v1/lobby/dazha/queue".into()).await;
+        delete(format!("/v1/tournaments/{t2}/register")).await;
     }
 }
 
@@ -376,7 +322,7 @@ async fn a_token_of_a_user_that_does_not_exist_is_401() {
 #[tokio::test]
 async fn a_start_time_far_in_the_past_or_future_is_422() {
     let app = spawn_app().await;
-    let org = organiser(&app, "org").await;
+    let org = app.organiser("org").await.token;
     for starts_at in [
         "-5000-01-01T00:00:00Z",
         "+200000-01-01T00:00:00Z",
@@ -398,35 +344,12 @@ async fn a_start_time_far_in_the_past_or_future_is_422() {
 async fn a_demoted_admin_loses_admin_powers_at_once() {
     let app = spawn_app().await;
     let boss = app.register("boss").await;
-    let set_role = |role: &'static str| {
-        let path = format!("/v1/admin/users/{}/role", boss.id);
-        let app = &app;
-        async move {
-            let (s, b) = app
-                .call(
-                    Method::PUT,
-                    &path,
-                    Some(&app.admin_token),
-                    Some(json!({"role": role})),
-                )
-                .await;
-            assert_eq!(s, StatusCode::OK, "{b}");
-        }
-    };
-    set_role("admin").await;
-    let (_, login) = app
-        .call(
-            Method::POST,
-            "/v1/auth/login",
-            None,
-            Some(json!({"username": "boss", "password": "password123"})),
-        )
-        .await;
-    let token = login["access_token"].as_str().unwrap().to_string();
+    app.set_role(boss.id, "admin").await;
+    let token = app.relogin(&boss).await.token;
     let grant = json!({"user_id": boss.id, "amount": 5});
     let (s, b) = app.post("/v1/admin/grants", &token, grant.clone()).await;
     assert_eq!(s, StatusCode::CREATED, "{b}");
-    set_role("player").await;
+    app.set_role(boss.id, "player").await;
     let (s, b) = app.post("/v1/admin/grants", &token, grant).await;
     assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
 }

@@ -215,6 +215,109 @@ impl TestApp {
         p
     }
 
+    /// Sets a user's role as the admin; the user's next token carries it.
+    pub async fn set_role(&self, user: Uuid, role: &str) {
+        let (status, body) = self
+            .call(
+                Method::PUT,
+                &format!("/v1/admin/users/{user}/role"),
+                Some(&self.admin_token),
+                Some(json!({"role": role})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    /// Logs `p` in again: a token with the account's current role.
+    pub async fn relogin(&self, p: &Player) -> Player {
+        let (status, body) = self
+            .call(
+                Method::POST,
+                "/v1/auth/login",
+                None,
+                Some(json!({"username": p.name, "password": "password123"})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+        Player {
+            id: p.id,
+            name: p.name.clone(),
+            token: body["access_token"].as_str().unwrap().to_string(),
+        }
+    }
+
+    /// Registers `name` as an organiser, with a token that says so.
+    pub async fn organiser(&self, name: &str) -> Player {
+        let o = self.register(name).await;
+        self.set_role(o.id, "organiser").await;
+        self.relogin(&o).await
+    }
+
+    /// Four players named `prefix0`…`prefix3` holding `coins` each, seated in that order at a new
+    /// match of `game` with `options`; returns the match id and the players.
+    pub async fn table_of_four(
+        &self,
+        prefix: &str,
+        coins: i64,
+        game: &str,
+        options: Value,
+    ) -> (String, Vec<Player>) {
+        let mut players = Vec::new();
+        for i in 0..4 {
+            players.push(self.player(&format!("{prefix}{i}"), coins).await);
+        }
+        let (s, v) = self
+            .post(
+                "/v1/matches",
+                &players[0].token,
+                json!({"game": game, "options": options}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let id = v["id"].as_str().unwrap().to_string();
+        for p in &players[1..] {
+            let (s, v) = self
+                .post(&format!("/v1/matches/{id}/join"), &p.token, json!({}))
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+        }
+        (id, players)
+    }
+
+    /// Four players who never act play one hand of `game` out through deadlines and 托管: the
+    /// match finishes, its points sum to zero, the replay deals `deck_len` cards, and the ledger
+    /// reconciles. Returns the finished view.
+    pub async fn absent_players_play_out(&self, game: &str, deck_len: usize) -> Value {
+        let (id, players) = self
+            .table_of_four(
+                "absent",
+                0,
+                game,
+                json!({"turn_timeout_secs": 1, "hands": 1}),
+            )
+            .await;
+        let v = self
+            .wait_for(&id, &players[0], 120, |v| v["status"] == "finished")
+            .await;
+        let points: i64 = v["last_result"]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap())
+            .sum();
+        assert_eq!(points, 0, "{v}");
+        let (s, replay) = self
+            .get(&format!("/v1/matches/{id}/replay"), &players[1].token)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{replay}");
+        assert_eq!(
+            replay["hands"][0]["deck"].as_array().unwrap().len(),
+            deck_len
+        );
+        self.assert_ledger_reconciles().await;
+        v
+    }
+
     pub async fn coins(&self, p: &Player) -> i64 {
         let (status, me) = self.get("/v1/me", &p.token).await;
         assert_eq!(status, StatusCode::OK, "{me}");

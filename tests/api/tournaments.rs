@@ -10,32 +10,6 @@ use crate::helpers::{
     wait_healthy,
 };
 
-async fn organiser(app: &TestApp) -> Player {
-    let o = app.register("organiser").await;
-    let (s, b) = app
-        .call(
-            Method::PUT,
-            &format!("/v1/admin/users/{}/role", o.id),
-            Some(&app.admin_token),
-            Some(json!({"role": "organiser"})),
-        )
-        .await;
-    assert_eq!(s, StatusCode::OK, "{b}");
-    let (_, login) = app
-        .call(
-            Method::POST,
-            "/v1/auth/login",
-            None,
-            Some(json!({"username": "organiser", "password": "password123"})),
-        )
-        .await;
-    Player {
-        id: o.id,
-        name: o.name,
-        token: login["access_token"].as_str().unwrap().to_string(),
-    }
-}
-
 async fn create(app: &TestApp, by: &Player, fee: i64, hands: u32, timeout: u32) -> String {
     let starts_at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
     let (s, t) = app
@@ -163,7 +137,7 @@ async fn hands_per_table(app: &TestApp, id: &str) -> Vec<i64> {
 #[tokio::test]
 async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
     let app = spawn_app().await;
-    let org = organiser(&app).await;
+    let org = app.organiser("organiser").await;
     let id = create(&app, &org, 50, 2, 1).await;
     let players = register_players(&app, &id, 17, 200, "s").await;
     let (s, b) = app
@@ -265,7 +239,7 @@ async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
 #[tokio::test]
 async fn sixty_four_players_play_out_to_one_winner() {
     let app = spawn_app().await;
-    let org = organiser(&app).await;
+    let org = app.organiser("organiser").await;
     let id = create(&app, &org, 10, 1, 1).await;
     let players = register_players(&app, &id, 64, 10, "x").await;
     let (s, _) = start(&app, &org, &id).await;
@@ -287,7 +261,7 @@ async fn sixty_four_players_play_out_to_one_winner() {
 #[tokio::test]
 async fn three_registrants_cancel_and_nothing_is_charged() {
     let app = spawn_app().await;
-    let org = organiser(&app).await;
+    let org = app.organiser("organiser").await;
     let id = create(&app, &org, 50, 1, 1).await;
     let players = register_players(&app, &id, 3, 100, "c").await;
     let (s, t) = start(&app, &org, &id).await;
@@ -317,7 +291,7 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
         json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1});
     let (s, b) = app.post("/v1/tournaments", &p.token, body.clone()).await;
     assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
-    let org = organiser(&app).await;
+    let org = app.organiser("organiser").await;
     for bad in [
         json!({"game": "chexuan", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1}),
         json!({"game": "dazha", "entry_fee": -5, "starts_at": starts_at, "hands_per_round": 1}),
@@ -398,7 +372,7 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
 #[tokio::test]
 async fn an_escaper_is_eliminated_and_replaced_by_automatic_play() {
     let app = spawn_app().await;
-    let org = organiser(&app).await;
+    let org = app.organiser("organiser").await;
     // Enough hands that the table cannot end by 摊牌 hands alone before anyone acts.
     let id = create(&app, &org, 10, 10, 60).await;
     let players = register_players(&app, &id, 4, 10, "e").await;
@@ -477,7 +451,7 @@ async fn a_killed_server_resumes_the_tournament_after_restart() {
     wait_healthy(&address).await;
     let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
     let app = TestApp::connect(address.clone(), pool).await;
-    let org = organiser(&app).await;
+    let org = app.organiser("organiser").await;
     let id = create(&app, &org, 25, 3, 1).await;
     let players = register_players(&app, &id, 16, 100, "k").await;
     let (s, _) = start(&app, &org, &id).await;
@@ -517,7 +491,7 @@ async fn total_coins(app: &TestApp, players: &[Player]) -> i64 {
 #[tokio::test]
 async fn a_tournament_starts_by_itself_at_starts_at() {
     let app = spawn_app().await;
-    let org = organiser(&app).await;
+    let org = app.organiser("organiser").await;
     let starts_at = (chrono::Utc::now() + chrono::Duration::seconds(2)).to_rfc3339();
     let (s, t) = app
         .post(
