@@ -6,6 +6,8 @@ pub mod cards;
 pub mod chexuan;
 pub mod dazha;
 pub mod engine;
+#[cfg(test)]
+mod golden;
 pub mod sandaha;
 pub mod shengji;
 pub mod shuffle;

@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::*;
 use crate::engine::parse_options;
+use crate::golden;
 
 const SEATS: usize = 3;
 
@@ -15,33 +16,15 @@ fn ctx() -> Ctx {
     }
 }
 
-/// Every view and every seat's legal actions, one JSON text a line.
 fn render(state: &State, text: &mut String) {
-    for viewer in (0..SEATS).map(Some).chain([None]) {
-        *text += &serde_json::to_string(&Chexuan::view(state, viewer)).unwrap();
-        text.push('\n');
-    }
-    // Legal actions as JSON values (sorted keys): a tagged enum writes `type` first, which
-    // changes no field or value of the JSON the contract was written against.
-    for seat in 0..SEATS {
-        let legal = serde_json::to_value(Chexuan::legal_actions(state, seat)).unwrap();
-        *text += &legal.to_string();
-        text.push('\n');
-    }
+    golden::render::<Chexuan>(state, SEATS, text);
 }
 
-/// The events and the settlement of one step, one line each.
+/// The events, the coin movements and the settlement of one step.
 fn record(out: &Outcome, text: &mut String) {
-    for e in &out.events {
-        *text += &format!("event {} {:?} {:?} {}\n", e.kind, e.seat, e.to, e.data);
-    }
+    golden::record_events(out, text);
     *text += &format!("money {:?}\n", out.money);
-    if let Some(r) = &out.hand_end {
-        *text += &format!(
-            "hand_end {} {:?} {:?} {:?} {}\n",
-            r.hand_no, r.points, r.units, r.coins, r.detail
-        );
-    }
+    golden::record_end(out, text);
 }
 
 #[test]

@@ -1382,29 +1382,11 @@ fn random_hands_keep_every_invariant() {
 fn render(st: &State, text: &mut String) {
     let back: State = serde_json::from_str(&serde_json::to_string(st).unwrap()).unwrap();
     assert_eq!(Dazha::view(&back, Some(0)), Dazha::view(st, Some(0)));
-    for viewer in (0..4).map(Some).chain([None]) {
-        *text += &serde_json::to_string(&Dazha::view(st, viewer)).unwrap();
-        text.push('\n');
-    }
-    // Legal actions as JSON values (sorted keys): a tagged enum writes `type` first, which
-    // changes no field or value of the JSON the contract was written against.
-    for seat in 0..4 {
-        let legal = serde_json::to_value(Dazha::legal_actions(st, seat)).unwrap();
-        *text += &legal.to_string();
-        text.push('\n');
-    }
+    crate::golden::render::<Dazha>(st, 4, text);
 }
 
 fn record(out: &Outcome, text: &mut String) {
-    for e in &out.events {
-        *text += &format!("event {} {:?} {:?} {}\n", e.kind, e.seat, e.to, e.data);
-    }
-    if let Some(r) = &out.hand_end {
-        *text += &format!(
-            "hand_end {} {:?} {:?} {:?} {}\n",
-            r.hand_no, r.points, r.units, r.coins, r.detail
-        );
-    }
+    crate::golden::record(out, text);
 }
 
 /// A 摊牌 hand, part of a played hand from a fixed deck and a hand played out with a bomb: the
