@@ -77,12 +77,12 @@ fn further(avail: &[u8; FACES], card: u8, melds: ChiMelds, out: &mut Vec<ChiMeld
 /// Unordered pairs of cards available in `avail` (a pair of one face needs two copies).
 fn pairs(avail: &[u8; FACES]) -> Vec<(u8, u8)> {
     let mut out = Vec::new();
-    for a in 0..FACES {
-        if avail[a] == 0 {
+    for (a, &na) in avail.iter().enumerate() {
+        if na == 0 {
             continue;
         }
-        for b in a..FACES {
-            if avail[b] > usize::from(a == b) as u8 {
+        for (b, &nb) in avail.iter().enumerate().skip(a) {
+            if nb > u8::from(a == b) {
                 out.push((a as u8, b as u8));
             }
         }
