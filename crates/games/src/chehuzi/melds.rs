@@ -157,7 +157,10 @@ pub fn templates(quad: Kind) -> Vec<Template> {
     let mut t = Vec::new();
     for case in [0u8, 10] {
         for n in 0..8 {
-            t.push(Template::new(Kind::Ju, vec![case + n, case + n + 1, case + n + 2]));
+            t.push(Template::new(
+                Kind::Ju,
+                vec![case + n, case + n + 1, case + n + 2],
+            ));
         }
         t.push(Template::new(Kind::Ju, vec![case + 1, case + 6, case + 9]));
     }

@@ -43,7 +43,11 @@ pub fn self_draw_score(hand: &[Card], card: Card, kings: u8) -> Option<i64> {
         hand: &hand,
         table: &[],
         card,
-        taken: if card == W { Taken::Placed } else { Taken::OwnDraw },
+        taken: if card == W {
+            Taken::Placed
+        } else {
+            Taken::OwnDraw
+        },
         xing: None,
         kings,
     };
@@ -168,7 +172,9 @@ enum Source {
     Draw,
     /// Drawn and already placed by the drawer (forced 提 or 偎, or a W into the hand): only the
     /// drawer may claim, with 胡, and then the turn goes on with `after`.
-    Placed { after: Step },
+    Placed {
+        after: Step,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -906,7 +912,11 @@ impl Game for Chehuzi {
         let mut hands: [Vec<u8>; SEATS] = Default::default();
         for (i, &c) in cards.iter().take(DEALT).enumerate() {
             // Cards 0..59 round the table from the dealer; card 60 is the dealer's 21st.
-            let seat = if i == DEALT - 1 { dealer } else { (dealer + i) % SEATS };
+            let seat = if i == DEALT - 1 {
+                dealer
+            } else {
+                (dealer + i) % SEATS
+            };
             hands[seat].push(c);
         }
         let stock = cards.iter().skip(DEALT).copied().collect();
@@ -987,11 +997,8 @@ impl Game for Chehuzi {
                     )));
                 }
                 remove_n(&mut h.hands[seat], c, 1);
-                out.events.push(Event::public(
-                    "discard",
-                    Some(seat),
-                    json!({"card": card}),
-                ));
+                out.events
+                    .push(Event::public("discard", Some(seat), json!({"card": card})));
                 let w = h.open(c, seat, Source::Discard, &opts);
                 Next::Window(w)
             }
@@ -1047,7 +1054,8 @@ impl Game for Chehuzi {
                     h.blocked[seat] |= bit(w.card);
                 }
                 if answer == Answer::Pass {
-                    out.events.push(Event::public("pass", Some(seat), json!({})));
+                    out.events
+                        .push(Event::public("pass", Some(seat), json!({})));
                 }
                 w.answers[seat] = Some(answer);
                 Next::Window(w.clone())
@@ -1080,8 +1088,7 @@ impl Game for Chehuzi {
             Some(h) => {
                 let lasted = ctx.now_ms.saturating_sub(h.started_ms);
                 let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
-                let (points, units) =
-                    escape(seat, state.opts.base(), state.opts.rate, bonus);
+                let (points, units) = escape(seat, state.opts.base(), state.opts.rate, bonus);
                 let summary = Summary {
                     hand_no: state.hand_no,
                     dealer: h.dealer,

@@ -142,10 +142,18 @@ fn meld(kind: Kind, faces: Vec<u8>, cards: Vec<u8>) -> HandMeld {
 /// The ways a W-based 名堂 can read a hand won with `card` on one's own draw. `pre` is the
 /// hand before the card joined it. A W pair, 坎 or four of W stands for whichever face scores
 /// most, so each face is one way.
-fn wild_ways(pre: &[u8], table: &[TableMeld], card: u8, kings: u8) -> Vec<Way> {
+fn wild_ways(pre: &[u8], table: &[TableMeld], card: u8, kings: u8, xing: Option<u8>) -> Vec<Way> {
     let mut ways = Vec::new();
     let w = pre.iter().filter(|&&f| f == W).count();
-    let faces: Vec<u8> = if card == W { (0..20).collect() } else { vec![card] };
+    // Faces only differ by case (胡息), colour and being the 醒: two of each kind stand for
+    // all (one of them is not the 醒), and the 醒 itself.
+    let faces: Vec<u8> = if card == W {
+        let mut f = vec![0, 2, 10, 12, 1, 6, 11, 16];
+        f.extend(xing.filter(|&x| x != W));
+        f
+    } else {
+        vec![card]
+    };
     let mut push = |n: usize, kind: Kind, size: usize, name: Mingtang| {
         if let Some(rest) = remove(pre, W, n) {
             for &x in &faces {
@@ -212,7 +220,7 @@ fn ways(case: &WinCase) -> Vec<Way> {
             if case.card == W
                 && let Some(pre) = remove(case.hand, W, 1)
             {
-                ways.extend(wild_ways(&pre, case.table, W, case.kings));
+                ways.extend(wild_ways(&pre, case.table, W, case.kings, case.xing));
             }
         }
         Taken::OwnDraw | Taken::OtherDraw => {
@@ -236,7 +244,9 @@ fn ways(case: &WinCase) -> Vec<Way> {
                 });
             }
             if own {
-                ways.extend(wild_ways(case.hand, case.table, case.card, case.kings));
+                ways.extend(wild_ways(
+                    case.hand, case.table, case.card, case.kings, case.xing,
+                ));
             }
         }
     }
@@ -284,7 +294,11 @@ pub fn best_win(case: &WinCase) -> Option<Win> {
                 .iter()
                 .map(|m| m.cards.iter().filter(|&&f| f == W).count())
                 .sum::<usize>();
-        let w_xing = if case.xing == Some(W) { wilds as i64 } else { 0 };
+        let w_xing = if case.xing == Some(W) {
+            wilds as i64
+        } else {
+            0
+        };
         let own = case.taken != Taken::OtherDraw;
         let (counts, w) = counts_of(&way.hand);
         for &acc in search.totals(&counts, w).iter() {

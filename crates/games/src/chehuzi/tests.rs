@@ -433,7 +433,11 @@ fn chi_goes_through_when_the_peng_is_declined() {
 fn guozhang_refuses_a_later_chi_of_that_face() {
     let mut st = table(
         opts(json!({})),
-        [&["s5", "s5", "b9", "b8"], &["s4", "s6", "b1", "b2"], &["b3", "b3"]],
+        [
+            &["s5", "s5", "b9", "b8"],
+            &["s4", "s6", "b1", "b2"],
+            &["b3", "b3"],
+        ],
         &["b6", "b4", "b5", "b7", "b10"],
         0,
     );
@@ -469,7 +473,10 @@ fn two_hu_claims_go_to_the_nearest_seat() {
     };
     assert!(w.hu[1] && w.hu[2]);
     act(&mut st, 1, Action::Hu {});
-    assert!(st.hand.is_some(), "the drawer's 胡 waits for the nearer seat");
+    assert!(
+        st.hand.is_some(),
+        "the drawer's 胡 waits for the nearer seat"
+    );
     let out = act(&mut st, 2, Action::Hu {});
     let r = out.hand_end.expect("hand over");
     assert_eq!(st.last.as_ref().unwrap().winner, Some(2));
@@ -528,7 +535,10 @@ fn a_drawn_card_making_a_kan_four_is_a_forced_hidden_ti() {
     let h = st.hand.as_ref().unwrap();
     assert_eq!(h.melds[1][0].kind, Kind::Ti);
     assert!(h.melds[1][0].hidden);
-    assert!(matches!(h.phase, Phase::Discard { seat: 1 }), "first 提: discard");
+    assert!(
+        matches!(h.phase, Phase::Discard { seat: 1 }),
+        "first 提: discard"
+    );
     // Others never see its face.
     let seat0 = serde_json::to_string(&Chehuzi::view(&st, Some(0))).unwrap();
     assert!(!seat0.contains("s9"), "{seat0}");
@@ -543,7 +553,11 @@ fn a_drawn_card_making_a_kan_four_is_a_forced_hidden_ti() {
 fn a_second_pao_draws_instead_of_discarding() {
     let mut st = table(
         opts(json!({})),
-        [&["s7", "b10"], &["s7", "s7", "s7", "b2", "b5"], &["b3", "b3", "b9"]],
+        [
+            &["s7", "b10"],
+            &["s7", "s7", "s7", "b2", "b5"],
+            &["b3", "b3", "b9"],
+        ],
         &["b3", "b6", "b8"],
         0,
     );
@@ -645,19 +659,35 @@ fn a_claim_window_is_shorter_than_a_turn() {
 #[test]
 fn escape_pays_ten_base_to_each_and_ends_the_match() {
     let mut st = table(opts(json!({})), [&["s5"], &["s4"], &["b2"]], &["b3"], 0);
-    let out = Chehuzi::leave(&mut st, 1, Ctx { now_ms: T0.now_ms + 31_000 });
+    let out = Chehuzi::leave(
+        &mut st,
+        1,
+        Ctx {
+            now_ms: T0.now_ms + 31_000,
+        },
+    );
     let r = out.hand_end.unwrap();
     assert_eq!(r.units, vec![50, -100, 50]);
     assert_eq!(r.points, vec![51, -100, 51]);
     assert_eq!(Chehuzi::stage(&st), Stage::Finished);
-    let mut st = table(opts(json!({"kings": 4})), [&["s5"], &["s4"], &["b2"]], &["b3"], 0);
+    let mut st = table(
+        opts(json!({"kings": 4})),
+        [&["s5"], &["s4"], &["b2"]],
+        &["b3"],
+        0,
+    );
     let r = Chehuzi::leave(&mut st, 0, T0).hand_end.unwrap();
     assert_eq!(r.points, vec![-200, 100, 100]);
 }
 
 #[test]
 fn an_illegal_discard_is_refused_unchanged() {
-    let mut st = table(opts(json!({})), [&["s5", "W"], &["s4"], &["b2"]], &["b3"], 0);
+    let mut st = table(
+        opts(json!({})),
+        [&["s5", "W"], &["s4"], &["b2"]],
+        &["b3"],
+        0,
+    );
     let before = serde_json::to_value(&st).unwrap();
     let e = Chehuzi::apply(&mut st, 0, discard("W"), T0).unwrap_err();
     assert_eq!(e.kind, RuleErrorKind::Illegal);
@@ -767,10 +797,7 @@ fn random_hands_keep_every_invariant() {
         );
         check_events(&st, &out);
         hands += 1;
-        loop {
-            let Some(h) = &st.hand else {
-                break;
-            };
+        while let Some(h) = &st.hand {
             assert_eq!(all_cards(h), full, "cards conserved");
             let to_act = Chehuzi::to_act(&st);
             assert!(!to_act.is_empty());
@@ -817,16 +844,18 @@ fn check_events(st: &State, out: &Outcome) {
         if e.kind == "hand" {
             assert!(matches!(&e.to, Visibility::Seats(v) if v.len() == 1));
         }
-        if (e.kind == "ti" || e.kind == "wei") && e.to != Visibility::Seats(vec![e.seat.unwrap()])
+        let seen_by_others = e.seat.is_some_and(|s| e.to != Visibility::Seats(vec![s]));
+        if (e.kind == "ti" || e.kind == "wei")
+            && seen_by_others
+            && let Some(card) = e.data.get("card")
         {
-            if let Some(card) = e.data.get("card") {
-                let s = e.seat.unwrap();
-                let face = face_of(serde_json::from_value(card.clone()).unwrap()).unwrap();
-                let shown = st.hand.as_ref().is_none_or(|h| {
-                    h.melds[s].iter().any(|m| m.faces[0] == face && !m.hidden)
-                });
-                assert!(shown, "{e:?} names a face-down card");
-            }
+            let s = e.seat.unwrap();
+            let face = face_of(serde_json::from_value(card.clone()).unwrap()).unwrap();
+            let shown = st
+                .hand
+                .as_ref()
+                .is_none_or(|h| h.melds[s].iter().any(|m| m.faces[0] == face && !m.hidden));
+            assert!(shown, "{e:?} names a face-down card");
         }
     }
 }

@@ -7,6 +7,7 @@
 //! case, 21 cards with four W, stays far below a millisecond).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::rc::Rc;
 use std::sync::OnceLock;
 
@@ -33,7 +34,8 @@ impl Acc {
             reds: self.reds + o.reds,
             xing: self.xing + o.xing,
             melds: self.melds + o.melds,
-            quads: self.quads + o.quads,
+            // Only whether there is a 跑 or 提 matters (it calls for a 将).
+            quads: (self.quads + o.quads).min(1),
             pairs: self.pairs + o.pairs,
         }
     }
@@ -111,15 +113,43 @@ pub struct Params {
 
 type Counts = [u8; FACES];
 
+/// The memo's keys are already well mixed face counts: a multiply-shift hash is enough and much
+/// cheaper than SipHash on this hot path.
+#[derive(Default)]
+struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(29);
+    }
+}
+
 pub struct Search {
     params: Params,
     table: &'static Table,
-    memo: HashMap<u64, Rc<[Acc]>>,
+    /// The totals of each template under these params.
+    worth: Vec<Acc>,
+    memo: HashMap<u64, Rc<[Acc]>, BuildHasherDefault<KeyHasher>>,
+}
+
+/// Where the count of W and of each face sit in a memo key.
+const W_SHIFT: u32 = 3 * FACES as u32;
+fn shift(face: u8) -> u32 {
+    3 * (FACES as u32 - 1 - u32::from(face))
 }
 
 fn key(c: &Counts, w: u8) -> u64 {
-    c.iter()
-        .fold(u64::from(w), |k, &n| (k << 3) | u64::from(n))
+    c.iter().fold(u64::from(w), |k, &n| (k << 3) | u64::from(n))
 }
 
 /// One way to lay a template over the hand: the counts left, the W left, the cards used.
@@ -127,32 +157,41 @@ struct Placement {
     template: usize,
     counts: Counts,
     w: u8,
-    cards: Vec<u8>,
+    key: u64,
+    cards: [u8; 4],
 }
 
 impl Search {
     pub fn new(params: Params) -> Search {
+        let table = table(params.quad);
         Search {
             params,
-            table: table(params.quad),
-            memo: HashMap::new(),
+            table,
+            worth: table
+                .templates
+                .iter()
+                .map(|t| Acc::of_meld(t.kind, &t.faces, params.xing))
+                .collect(),
+            memo: HashMap::default(),
         }
     }
 
     /// Every set of totals the hand (`counts` real cards and `w` W) splits into.
     pub fn totals(&mut self, counts: &Counts, w: u8) -> Rc<[Acc]> {
-        let k = key(counts, w);
+        self.totals_keyed(counts, w, key(counts, w))
+    }
+
+    fn totals_keyed(&mut self, counts: &Counts, w: u8, k: u64) -> Rc<[Acc]> {
         if let Some(r) = self.memo.get(&k) {
             return r.clone();
         }
         let mut out: Vec<Acc> = Vec::new();
         if counts.iter().all(|&n| n == 0) && w == 0 {
             out.push(Acc::default());
-        } else {
-            for p in self.placements(counts, w) {
-                let t = &self.table.templates[p.template];
-                let here = Acc::of_meld(t.kind, &t.faces, self.params.xing);
-                let rest = self.totals(&p.counts, p.w);
+        } else if wilds_needed(counts) <= w {
+            for p in self.placements(counts, w, k) {
+                let here = self.worth[p.template];
+                let rest = self.totals_keyed(&p.counts, p.w, p.key);
                 for a in rest.iter() {
                     let n = a.add(here);
                     if n.pairs <= 1 && n.melds <= self.params.max_melds {
@@ -160,8 +199,7 @@ impl Search {
                     }
                 }
             }
-            out.sort_unstable();
-            out.dedup();
+            out = pareto(out);
         }
         let r: Rc<[Acc]> = out.into();
         self.memo.insert(k, r.clone());
@@ -173,18 +211,23 @@ impl Search {
         if counts.iter().all(|&n| n == 0) && w == 0 {
             return (target == Acc::default()).then(Vec::new);
         }
-        for p in self.placements(counts, w) {
+        for p in self.placements(counts, w, key(counts, w)) {
             let t = &self.table.templates[p.template];
-            let here = Acc::of_meld(t.kind, &t.faces, self.params.xing);
+            let here = self.worth[p.template];
             let Some(rest) = target.sub(here) else {
                 continue;
             };
-            if self.totals(&p.counts, p.w).binary_search(&rest).is_ok() {
+            let totals = self.totals_keyed(&p.counts, p.w, p.key);
+            // 跑/提 are counted as present or not, so a 4-of-a-kind here may have another below.
+            let rest = [rest, Acc { quads: 1, ..rest }]
+                .into_iter()
+                .find(|r| r.quads <= target.quads && totals.binary_search(r).is_ok());
+            if let Some(rest) = rest {
                 let mut melds = self.split(&p.counts, p.w, rest)?;
                 melds.push(HandMeld {
                     kind: t.kind,
                     faces: t.faces.clone(),
-                    cards: p.cards,
+                    cards: p.cards[..t.faces.len()].to_vec(),
                 });
                 return Some(melds);
             }
@@ -194,52 +237,61 @@ impl Search {
 
     /// The melds that can hold the lowest real card (every real card must be in one), or, with
     /// only W left, any meld made of W alone.
-    fn placements(&self, counts: &Counts, w: u8) -> Vec<Placement> {
+    fn placements(&self, counts: &Counts, w: u8, key: u64) -> Vec<Placement> {
         let mut out = Vec::new();
         let lowest = counts.iter().position(|&n| n > 0);
-        let candidates: Vec<usize> = match lowest {
-            Some(f) => self.table.by_face[f].clone(),
-            None => (0..self.table.templates.len()).collect(),
-        };
-        for ti in candidates {
-            let t = &self.table.templates[ti];
-            if t.faces.len() > (w as usize) + counts.iter().map(|&n| n as usize).sum::<usize>() {
-                continue;
+        let held = w as usize + counts.iter().map(|&n| n as usize).sum::<usize>();
+        let all: Vec<usize>;
+        let candidates: &[usize] = match lowest {
+            Some(f) => &self.table.by_face[f],
+            None => {
+                all = (0..self.table.templates.len()).collect();
+                &all
             }
-            if matches!(t.kind, Kind::Kan | Kind::Ti | Kind::Pao)
-                && self.params.no_kan == Some(t.faces[0])
+        };
+        for &ti in candidates {
+            let t = &self.table.templates[ti];
+            if t.faces.len() > held
+                || (matches!(t.kind, Kind::Kan | Kind::Ti | Kind::Pao)
+                    && self.params.no_kan == Some(t.faces[0]))
             {
                 continue;
             }
             // Choose how many real cards fill each distinct face of the template.
             let parts = &t.parts;
-            let mut real = vec![0u8; parts.len()];
+            let mut real = [0u8; 3];
             loop {
-                let ok = parts.iter().zip(&real).all(|(&(f, m), &r)| {
-                    r <= m && r <= counts[f as usize] && (Some(f as usize) != lowest || r >= 1)
-                });
-                let wild: u8 = parts.iter().zip(&real).map(|(&(_, m), &r)| m - r).sum();
+                let mut ok = true;
+                let mut wild = 0;
+                for (i, &(f, m)) in parts.iter().enumerate() {
+                    let r = real[i];
+                    ok &= r <= counts[f as usize] && (Some(f as usize) != lowest || r >= 1);
+                    wild += m - r;
+                }
                 if ok && wild <= w {
                     let mut c = *counts;
-                    let mut cards = Vec::with_capacity(t.faces.len());
-                    for (&(f, m), &r) in parts.iter().zip(&real) {
-                        c[f as usize] -= r;
-                        cards.extend(std::iter::repeat_n(f, r as usize));
-                        cards.extend(std::iter::repeat_n(W, (m - r) as usize));
+                    let mut cards = [W; 4];
+                    let mut k = 0;
+                    let mut child = key - (u64::from(wild) << W_SHIFT);
+                    for (i, &(f, _)) in parts.iter().enumerate() {
+                        c[f as usize] -= real[i];
+                        child -= u64::from(real[i]) << shift(f);
+                        for _ in 0..real[i] {
+                            cards[k] = f;
+                            k += 1;
+                        }
                     }
                     out.push(Placement {
                         template: ti,
                         counts: c,
                         w: w - wild,
+                        key: child,
                         cards,
                     });
                 }
                 // Next combination (odometer over 0..=multiplicity).
                 let mut i = 0;
-                loop {
-                    if i == parts.len() {
-                        break;
-                    }
+                while i < parts.len() {
                     if real[i] < parts[i].1 {
                         real[i] += 1;
                         break;
@@ -254,6 +306,52 @@ impl Search {
         }
         out
     }
+}
+
+/// A lower bound of the W a hand needs: a card no other real card can share a meld with needs
+/// two W, or one as the single 将.
+fn wilds_needed(c: &Counts) -> u8 {
+    let mut alone = 0u8;
+    for f in 0..FACES {
+        if c[f] != 1 {
+            continue;
+        }
+        let n = f % 10;
+        let case = f - n;
+        let other = if case == 0 { f + 10 } else { f - 10 };
+        let near = (n.saturating_sub(2)..=(n + 2).min(9)).any(|m| m != n && c[case + m] > 0);
+        let erqishi =
+            [1, 6, 9].contains(&n) && [1, 6, 9].iter().any(|&m| m != n && c[case + m] > 0);
+        if !near && !erqishi && c[other] == 0 {
+            alone += 1;
+        }
+    }
+    (2 * alone).saturating_sub(1)
+}
+
+/// Drops totals another total beats on both 胡息 and 醒 with the same red count, meld count,
+/// 跑/提 and 将: more of either never scores less. Returns the rest in `Acc` order.
+fn pareto(mut v: Vec<Acc>) -> Vec<Acc> {
+    v.sort_unstable_by(|a, b| {
+        (a.reds, a.melds, a.quads, a.pairs, b.huxi, b.xing)
+            .cmp(&(b.reds, b.melds, b.quads, b.pairs, a.huxi, a.xing))
+    });
+    let mut out: Vec<Acc> = Vec::with_capacity(v.len());
+    let mut group = None;
+    let mut best_xing = 0;
+    for a in v {
+        let g = (a.reds, a.melds, a.quads, a.pairs);
+        if group != Some(g) {
+            group = Some(g);
+            best_xing = a.xing;
+            out.push(a);
+        } else if a.xing > best_xing {
+            best_xing = a.xing;
+            out.push(a);
+        }
+    }
+    out.sort_unstable();
+    out
 }
 
 /// Splits a hand given as a face list into counts and W.
