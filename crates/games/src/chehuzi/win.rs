@@ -13,18 +13,19 @@ use std::sync::OnceLock;
 
 use super::melds::{FACES, Kind, Template, W, huxi, is_red, templates};
 
-/// Totals of a set of melds.
+/// Totals of a set of melds. Fields are in the order [`pareto`] needs: the kinds that must
+/// match exactly first, then the two that only count more-is-better.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Acc {
-    pub huxi: u8,
     pub reds: u8,
-    /// Copies of the 醒 face.
-    pub xing: u8,
     pub melds: u8,
-    /// 跑 and 提.
+    /// 跑 and 提: only whether there is one (it calls for a 将).
     pub quads: u8,
     /// 将.
     pub pairs: u8,
+    pub huxi: u8,
+    /// Copies of the 醒 face.
+    pub xing: u8,
 }
 
 impl Acc {
@@ -139,6 +140,9 @@ pub struct Search {
     table: &'static Table,
     /// The totals of each template under these params.
     worth: Vec<Acc>,
+    /// Melds of W alone, one per distinct size and totals (which face they stand for matters
+    /// only through those).
+    wild_melds: Vec<(u8, Acc)>,
     memo: HashMap<u64, Rc<[Acc]>, BuildHasherDefault<KeyHasher>>,
 }
 
@@ -164,15 +168,25 @@ struct Placement {
 impl Search {
     pub fn new(params: Params) -> Search {
         let table = table(params.quad);
+        let worth: Vec<Acc> = table
+            .templates
+            .iter()
+            .map(|t| Acc::of_meld(t.kind, &t.faces, params.xing))
+            .collect();
+        let mut wild_melds: Vec<(u8, Acc)> = table
+            .templates
+            .iter()
+            .zip(&worth)
+            .map(|(t, &a)| (t.faces.len() as u8, a))
+            .collect();
+        wild_melds.sort_unstable();
+        wild_melds.dedup();
         Search {
             params,
             table,
-            worth: table
-                .templates
-                .iter()
-                .map(|t| Acc::of_meld(t.kind, &t.faces, params.xing))
-                .collect(),
-            memo: HashMap::default(),
+            worth,
+            wild_melds,
+            memo: HashMap::with_capacity_and_hasher(1024, Default::default()),
         }
     }
 
@@ -188,6 +202,21 @@ impl Search {
         let mut out: Vec<Acc> = Vec::new();
         if counts.iter().all(|&n| n == 0) && w == 0 {
             out.push(Acc::default());
+        } else if counts.iter().all(|&n| n == 0) {
+            for i in 0..self.wild_melds.len() {
+                let (size, here) = self.wild_melds[i];
+                if size > w {
+                    continue;
+                }
+                let rest = self.totals_keyed(counts, w - size, k - (u64::from(size) << W_SHIFT));
+                for a in rest.iter() {
+                    let n = a.add(here);
+                    if n.pairs <= 1 && n.melds <= self.params.max_melds {
+                        out.push(n);
+                    }
+                }
+            }
+            out = pareto(out);
         } else if wilds_needed(counts) <= w {
             for p in self.placements(counts, w, k) {
                 let here = self.worth[p.template];
@@ -332,14 +361,12 @@ fn wilds_needed(c: &Counts) -> u8 {
 /// Drops totals another total beats on both 胡息 and 醒 with the same red count, meld count,
 /// 跑/提 and 将: more of either never scores less. Returns the rest in `Acc` order.
 fn pareto(mut v: Vec<Acc>) -> Vec<Acc> {
-    v.sort_unstable_by(|a, b| {
-        (a.reds, a.melds, a.quads, a.pairs, b.huxi, b.xing)
-            .cmp(&(b.reds, b.melds, b.quads, b.pairs, a.huxi, a.xing))
-    });
+    v.sort_unstable();
     let mut out: Vec<Acc> = Vec::with_capacity(v.len());
     let mut group = None;
     let mut best_xing = 0;
-    for a in v {
+    // From the highest 胡息 down: keep a total only if its 醒 beats every higher one's.
+    for &a in v.iter().rev() {
         let g = (a.reds, a.melds, a.quads, a.pairs);
         if group != Some(g) {
             group = Some(g);
@@ -350,7 +377,7 @@ fn pareto(mut v: Vec<Acc>) -> Vec<Acc> {
             out.push(a);
         }
     }
-    out.sort_unstable();
+    out.reverse();
     out
 }
 
