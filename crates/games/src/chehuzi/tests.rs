@@ -698,6 +698,61 @@ fn an_illegal_discard_is_refused_unchanged() {
     assert_eq!(serde_json::to_value(&st).unwrap(), before);
 }
 
+#[test]
+fn huangzhuang_ends_the_hand_when_the_stock_runs_out() {
+    let mut st = table(
+        opts(json!({"kings": 4})),
+        [&["s1", "b10", "W", "W"], &["b5", "W"], &["b9", "b8"]],
+        &[],
+        0,
+    );
+    let out = act(&mut st, 0, discard("s1"));
+    let r = out.hand_end.expect("荒庄");
+    // W held (2, 1, 0) at base 10.
+    assert_eq!(r.points, vec![-30, 0, 30]);
+    assert_eq!(r.units, r.points);
+    assert_eq!(st.last.as_ref().unwrap().end, End::Huangzhuang);
+    assert_eq!(st.dealer, 1, "the deal passes to the next seat");
+    assert_eq!(Chehuzi::stage(&st), Stage::NeedsDeal);
+}
+
+#[test]
+fn genxing_counts_the_winning_card() {
+    let mut st = table(
+        opts(json!({"xing": "gen"})),
+        [&["s1", "s1"], BLACK, &["b2", "b5"]],
+        &["s6", "b10"],
+        0,
+    );
+    act(&mut st, 0, discard("s1"));
+    // Seat 1 draws s6 and wins: 黑胡 ×4 and 自摸 ×2, 2 囤 + 1 醒 (one s6).
+    let out = act(&mut st, 1, Action::Hu {});
+    let r = out.hand_end.expect("won");
+    assert_eq!(r.points, vec![-24, 48, -24]);
+    let win = st.last.as_ref().unwrap().win.clone().unwrap();
+    assert_eq!(win.xing_card, Some(Card::parse("s6").unwrap()));
+    assert_eq!(win.mingtang, vec![Mingtang::HeiHu, Mingtang::ZiMo]);
+}
+
+#[test]
+fn a_chi_that_skips_bipai_is_refused() {
+    let mut st = table(
+        opts(json!({})),
+        [
+            &["s3", "b9"],
+            &["s1", "s2", "s3", "s4", "s5", "b1"],
+            &["b2"],
+        ],
+        &["b3"],
+        0,
+    );
+    act(&mut st, 0, discard("s3"));
+    let e = Chehuzi::apply(&mut st, 1, chi(&[&["s3", "s4", "s5"]]), T0).unwrap_err();
+    assert_eq!(e.kind, RuleErrorKind::Illegal);
+    act(&mut st, 1, chi(&[&["s3", "s4", "s5"], &["s1", "s2", "s3"]]));
+    assert_eq!(st.hand.as_ref().unwrap().melds[1].len(), 2);
+}
+
 // ---------------------------------------------------------------- random play
 
 /// Every card of a hand in progress: hands, table, passed piles, the stock left, and a shown
