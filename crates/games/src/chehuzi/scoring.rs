@@ -274,7 +274,6 @@ pub fn best_win(case: &WinCase) -> Option<Win> {
                         quad,
                         no_kan: way.no_kan,
                         xing: xing_face,
-                        max_melds: 7,
                     }),
                 ));
                 searches.len() - 1

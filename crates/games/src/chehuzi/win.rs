@@ -108,11 +108,12 @@ pub struct Params {
     pub no_kan: Option<u8>,
     /// The 醒 face whose copies count (a W 醒 is counted by the caller).
     pub xing: Option<u8>,
-    /// At most this many melds in the hand (7 minus those on the table).
-    pub max_melds: u8,
 }
 
 type Counts = [u8; FACES];
+
+/// A win has exactly 7 门子; a hand with more melds than that never wins.
+const MELDS: u8 = 7;
 
 /// The memo's keys are already well mixed face counts: a multiply-shift hash is enough and much
 /// cheaper than SipHash on this hot path.
@@ -211,7 +212,7 @@ impl Search {
                 let rest = self.totals_keyed(counts, w - size, k - (u64::from(size) << W_SHIFT));
                 for a in rest.iter() {
                     let n = a.add(here);
-                    if n.pairs <= 1 && n.melds <= self.params.max_melds {
+                    if n.pairs <= 1 && n.melds <= MELDS {
                         out.push(n);
                     }
                 }
@@ -223,7 +224,7 @@ impl Search {
                 let rest = self.totals_keyed(&p.counts, p.w, p.key);
                 for a in rest.iter() {
                     let n = a.add(here);
-                    if n.pairs <= 1 && n.melds <= self.params.max_melds {
+                    if n.pairs <= 1 && n.melds <= MELDS {
                         out.push(n);
                     }
                 }
