@@ -219,7 +219,8 @@ impl Search {
             }
             out = pareto(out);
         } else if wilds_needed(counts) <= w {
-            for p in self.placements(counts, w, k) {
+            let (table, no_kan) = (self.table, self.params.no_kan);
+            place(table, no_kan, counts, w, k, &mut |p| {
                 let here = self.worth[p.template];
                 let rest = self.totals_keyed(&p.counts, p.w, p.key);
                 for a in rest.iter() {
@@ -228,7 +229,7 @@ impl Search {
                         out.push(n);
                     }
                 }
-            }
+            });
             out = pareto(out);
         }
         let r: Rc<[Acc]> = out.into();
@@ -241,7 +242,16 @@ impl Search {
         if counts.iter().all(|&n| n == 0) && w == 0 {
             return (target == Acc::default()).then(Vec::new);
         }
-        for p in self.placements(counts, w, key(counts, w)) {
+        let mut all = Vec::new();
+        place(
+            self.table,
+            self.params.no_kan,
+            counts,
+            w,
+            key(counts, w),
+            &mut |p| all.push(p),
+        );
+        for p in all {
             let t = &self.table.templates[p.template];
             let here = self.worth[p.template];
             let Some(rest) = target.sub(here) else {
@@ -264,77 +274,81 @@ impl Search {
         }
         None
     }
+}
 
-    /// The melds that can hold the lowest real card (every real card must be in one), or, with
-    /// only W left, any meld made of W alone.
-    fn placements(&self, counts: &Counts, w: u8, key: u64) -> Vec<Placement> {
-        let mut out = Vec::new();
-        let lowest = counts.iter().position(|&n| n > 0);
-        let held = w as usize + counts.iter().map(|&n| n as usize).sum::<usize>();
-        let all: Vec<usize>;
-        let candidates: &[usize] = match lowest {
-            Some(f) => &self.table.by_face[f],
-            None => {
-                all = (0..self.table.templates.len()).collect();
-                &all
+/// The melds that can hold the lowest real card (every real card must be in one), or, with
+/// only W left, any meld made of W alone.
+fn place(
+    table: &'static Table,
+    no_kan: Option<u8>,
+    counts: &Counts,
+    w: u8,
+    key: u64,
+    emit: &mut impl FnMut(Placement),
+) {
+    let lowest = counts.iter().position(|&n| n > 0);
+    let held = w as usize + counts.iter().map(|&n| n as usize).sum::<usize>();
+    let all: Vec<usize>;
+    let candidates: &[usize] = match lowest {
+        Some(f) => &table.by_face[f],
+        None => {
+            all = (0..table.templates.len()).collect();
+            &all
+        }
+    };
+    for &ti in candidates {
+        let t = &table.templates[ti];
+        if t.faces.len() > held
+            || (matches!(t.kind, Kind::Kan | Kind::Ti | Kind::Pao) && no_kan == Some(t.faces[0]))
+        {
+            continue;
+        }
+        // Choose how many real cards fill each distinct face of the template.
+        let parts = &t.parts;
+        let mut real = [0u8; 3];
+        loop {
+            let mut ok = true;
+            let mut wild = 0;
+            for (i, &(f, m)) in parts.iter().enumerate() {
+                let r = real[i];
+                ok &= r <= counts[f as usize] && (Some(f as usize) != lowest || r >= 1);
+                wild += m - r;
             }
-        };
-        for &ti in candidates {
-            let t = &self.table.templates[ti];
-            if t.faces.len() > held
-                || (matches!(t.kind, Kind::Kan | Kind::Ti | Kind::Pao)
-                    && self.params.no_kan == Some(t.faces[0]))
-            {
-                continue;
+            if ok && wild <= w {
+                let mut c = *counts;
+                let mut cards = [W; 4];
+                let mut k = 0;
+                let mut child = key - (u64::from(wild) << W_SHIFT);
+                for (i, &(f, _)) in parts.iter().enumerate() {
+                    c[f as usize] -= real[i];
+                    child -= u64::from(real[i]) << shift(f);
+                    for _ in 0..real[i] {
+                        cards[k] = f;
+                        k += 1;
+                    }
+                }
+                emit(Placement {
+                    template: ti,
+                    counts: c,
+                    w: w - wild,
+                    key: child,
+                    cards,
+                });
             }
-            // Choose how many real cards fill each distinct face of the template.
-            let parts = &t.parts;
-            let mut real = [0u8; 3];
-            loop {
-                let mut ok = true;
-                let mut wild = 0;
-                for (i, &(f, m)) in parts.iter().enumerate() {
-                    let r = real[i];
-                    ok &= r <= counts[f as usize] && (Some(f as usize) != lowest || r >= 1);
-                    wild += m - r;
-                }
-                if ok && wild <= w {
-                    let mut c = *counts;
-                    let mut cards = [W; 4];
-                    let mut k = 0;
-                    let mut child = key - (u64::from(wild) << W_SHIFT);
-                    for (i, &(f, _)) in parts.iter().enumerate() {
-                        c[f as usize] -= real[i];
-                        child -= u64::from(real[i]) << shift(f);
-                        for _ in 0..real[i] {
-                            cards[k] = f;
-                            k += 1;
-                        }
-                    }
-                    out.push(Placement {
-                        template: ti,
-                        counts: c,
-                        w: w - wild,
-                        key: child,
-                        cards,
-                    });
-                }
-                // Next combination (odometer over 0..=multiplicity).
-                let mut i = 0;
-                while i < parts.len() {
-                    if real[i] < parts[i].1 {
-                        real[i] += 1;
-                        break;
-                    }
-                    real[i] = 0;
-                    i += 1;
-                }
-                if i == parts.len() {
+            // Next combination (odometer over 0..=multiplicity).
+            let mut i = 0;
+            while i < parts.len() {
+                if real[i] < parts[i].1 {
+                    real[i] += 1;
                     break;
                 }
+                real[i] = 0;
+                i += 1;
+            }
+            if i == parts.len() {
+                break;
             }
         }
-        out
     }
 }
 
