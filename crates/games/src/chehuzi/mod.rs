@@ -587,14 +587,18 @@ impl State {
     }
 
     fn win(&mut self, seat: SeatNo, w: &Window, out: &mut Outcome) {
-        let Some(h) = self.hand.take() else {
+        let Some(h) = &self.hand else {
             return;
         };
         let table = h.table_of(seat);
-        let found = h
+        // The window offered 胡 only where this finds a win, from the same hand and stock.
+        let Some(found) = h
             .win_case(seat, w, &table, &self.opts)
-            .and_then(|c| best_win(&c));
-        let Some(found) = found else {
+            .and_then(|c| best_win(&c))
+        else {
+            return;
+        };
+        let Some(h) = self.hand.take() else {
             return;
         };
         let score = found.score * self.opts.rate;
