@@ -3,6 +3,7 @@
 //! events and settlements.
 
 pub mod cards;
+pub mod chehuzi;
 pub mod chexuan;
 pub mod dazha;
 pub mod engine;

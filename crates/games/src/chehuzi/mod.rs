@@ -1,0 +1,1217 @@
+//! 永州扯胡子 (chehuzi): three players, paper cards small 一…十 and big 壹…拾 with two or four
+//! 王霸 (W), melds claimed from discards and draws, a win of 7 门子 and at least 15 胡息.
+//!
+//! The rules as run here, with every choice the rulings leave open, are in
+//! `docs/rules/chehuzi.md`. `melds` knows faces and 胡息, `win` splits hands into 门子,
+//! `scoring` picks the best-scoring win and settles hands, `claims` lists 吃 and orders claims.
+
+mod claims;
+mod melds;
+mod scoring;
+#[cfg(test)]
+mod tests;
+mod win;
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+use crate::cards::Card;
+use crate::engine::{
+    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Stage,
+    Visibility, check_range,
+};
+
+use claims::{ChiMelds, canonical_chi, chi_options, nearest_after};
+use melds::{FACES, Kind, W, card_of, cards_of, face_of, is_big, number, sort_hand};
+pub use scoring::Mingtang;
+use scoring::{Taken, WinCase, best_win, escape, fan_xing, huangzhuang};
+
+pub struct Chehuzi;
+
+/// The score (before `rate`, 醒 not counted) of the best win of a concealed `hand` (table
+/// empty) completed by its holder's own draw of `card`, if it wins: the win search as every
+/// draw runs it.
+pub fn self_draw_score(hand: &[Card], card: Card, kings: u8) -> Option<i64> {
+    let mut hand: Vec<u8> = hand.iter().filter_map(|&c| face_of(c)).collect();
+    let card = face_of(card)?;
+    if card == W {
+        // A drawn W goes into the hand before the win is looked for.
+        hand.push(W);
+    }
+    let case = WinCase {
+        hand: &hand,
+        table: &[],
+        card,
+        taken: if card == W {
+            Taken::Placed
+        } else {
+            Taken::OwnDraw
+        },
+        xing: None,
+        kings,
+    };
+    best_win(&case).map(|w| w.score)
+}
+
+const SEATS: usize = 3;
+/// An escape from a hand that lasted this long also gives the others one point each.
+const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
+/// Cards dealt: 20 to each seat and one more to the dealer.
+const DEALT: usize = 61;
+
+/// 翻醒 or 跟醒.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Xing {
+    /// 翻醒: the 醒 card follows the next stock card.
+    #[default]
+    Fan,
+    /// 跟醒: the winning card is the 醒 card.
+    Gen,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Options {
+    /// Number of 王霸: 2 (82 cards, 荒庄 base 5) or 4 (84 cards, base 10).
+    #[serde(default = "default_kings")]
+    pub kings: i64,
+    #[serde(default)]
+    pub xing: Xing,
+    /// 房间倍率: multiplies every amount.
+    #[serde(default = "default_rate")]
+    pub rate: i64,
+    /// Seconds a claim window waits, capped by the turn timeout.
+    #[serde(default = "default_claim_timeout")]
+    pub claim_timeout_secs: i64,
+}
+
+fn default_kings() -> i64 {
+    2
+}
+fn default_rate() -> i64 {
+    1
+}
+fn default_claim_timeout() -> i64 {
+    8
+}
+
+impl Options {
+    /// 王霸牌基础倍率.
+    fn base(&self) -> i64 {
+        if self.kings == 4 { 10 } else { 5 }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Action {
+    Discard {
+        card: Card,
+    },
+    /// Whole melds, the first holding the claimed card, each further one more copy of that face
+    /// from the hand (比牌).
+    Chi {
+        melds: Vec<Vec<Card>>,
+    },
+    Peng {},
+    Hu {},
+    Pass {},
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct State {
+    opts: Options,
+    hand_no: u32,
+    dealer: SeatNo,
+    /// Set by an escape: the match is over.
+    finished: bool,
+    hand: Option<HandState>,
+    last: Option<Summary>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct TableMeld {
+    kind: Kind,
+    faces: Vec<u8>,
+    /// Face down for the other seats (偎, and 提 made from a draw).
+    hidden: bool,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct HandState {
+    started_ms: i64,
+    dealer: SeatNo,
+    hands: [Vec<u8>; SEATS],
+    melds: [Vec<TableMeld>; SEATS],
+    /// Discards and drawn cards nobody took, by the seat they came from.
+    passed: [Vec<u8>; SEATS],
+    stock: Vec<u8>,
+    /// Index of the next stock card.
+    next: usize,
+    /// 跑 and 提 made by each seat (dealt 提 included): from the second on, no discard (重跑).
+    paos: [u8; SEATS],
+    /// 过张: faces (bit per face) a seat may no longer 吃 or 碰.
+    blocked: [u32; SEATS],
+    /// Faces a seat declined to 碰: a later 偎 of them is a 臭偎.
+    declined_peng: [u32; SEATS],
+    phase: Phase,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+enum Phase {
+    Discard { seat: SeatNo },
+    Claim(Window),
+}
+
+/// Where the card of a claim window comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Source {
+    Discard,
+    Draw,
+    /// Drawn and already placed by the drawer (forced 提 or 偎, or a W into the hand): only the
+    /// drawer may claim, with 胡, and then the turn goes on with `after`.
+    Placed {
+        after: Step,
+    },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Step {
+    Discard(SeatNo),
+    Draw(SeatNo),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+enum Answer {
+    Hu,
+    Peng,
+    Chi(ChiMelds),
+    Pass,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Window {
+    card: u8,
+    owner: SeatNo,
+    source: Source,
+    hu: [bool; SEATS],
+    peng: [bool; SEATS],
+    chi: [Vec<ChiMelds>; SEATS],
+    /// The seat whose 跑 is forced if no one wins.
+    pao: Option<SeatNo>,
+    answers: [Option<Answer>; SEATS],
+}
+
+impl Window {
+    fn has_claim(&self, s: SeatNo) -> bool {
+        self.hu[s] || self.peng[s] || !self.chi[s].is_empty()
+    }
+
+    fn waiting(&self) -> Vec<SeatNo> {
+        (0..SEATS)
+            .filter(|&s| self.has_claim(s) && self.answers[s].is_none())
+            .collect()
+    }
+
+    /// Seats that may 吃, in their order: a drawn card goes to its drawer first.
+    fn chi_order(&self) -> Vec<SeatNo> {
+        match self.source {
+            Source::Draw => vec![self.owner, (self.owner + 1) % SEATS],
+            _ => vec![(self.owner + 1) % SEATS],
+        }
+    }
+}
+
+/// What happens next in a hand.
+enum Next {
+    Step(Step),
+    Window(Window),
+    Win { seat: SeatNo, window: Window },
+    Huang,
+}
+
+fn bit(face: u8) -> u32 {
+    1 << face
+}
+
+fn count(hand: &[u8], face: u8) -> usize {
+    hand.iter().filter(|&&f| f == face).count()
+}
+
+fn remove_n(hand: &mut Vec<u8>, face: u8, n: usize) {
+    for _ in 0..n {
+        if let Some(i) = hand.iter().position(|&f| f == face) {
+            hand.remove(i);
+        }
+    }
+}
+
+impl HandState {
+    fn table_of(&self, s: SeatNo) -> Vec<(Kind, Vec<u8>)> {
+        self.melds[s]
+            .iter()
+            .map(|m| (m.kind, m.faces.clone()))
+            .collect()
+    }
+
+    /// The 醒 card if `seat` won now with `card`.
+    fn xing_card(&self, opts: &Options, card: u8) -> Option<u8> {
+        match opts.xing {
+            Xing::Gen => Some(card),
+            Xing::Fan => self.stock.get(self.next).map(|&c| fan_xing(c)),
+        }
+    }
+
+    fn win_case<'a>(
+        &'a self,
+        s: SeatNo,
+        w: &Window,
+        table: &'a [(Kind, Vec<u8>)],
+        opts: &Options,
+    ) -> Option<WinCase<'a>> {
+        let taken = match w.source {
+            Source::Discard => return None,
+            Source::Placed { .. } => Taken::Placed,
+            Source::Draw if s == w.owner => Taken::OwnDraw,
+            Source::Draw => Taken::OtherDraw,
+        };
+        // 只能通过自摸进张胡牌: a seat holding W wins only on its own draw.
+        if taken == Taken::OtherDraw && self.hands[s].contains(&W) {
+            return None;
+        }
+        Some(WinCase {
+            hand: &self.hands[s],
+            table,
+            card: w.card,
+            taken,
+            xing: self.xing_card(opts, w.card),
+            kings: opts.kings as u8,
+        })
+    }
+
+    fn can_win(&self, s: SeatNo, w: &Window, opts: &Options) -> bool {
+        let table = self.table_of(s);
+        self.win_case(s, w, &table, opts)
+            .is_some_and(|c| best_win(&c).is_some())
+    }
+
+    /// A window on a shown card: who may 胡, 跑, 碰 or 吃 it.
+    fn open(&self, card: u8, owner: SeatNo, source: Source, opts: &Options) -> Window {
+        let mut w = Window {
+            card,
+            owner,
+            source,
+            hu: [false; SEATS],
+            peng: [false; SEATS],
+            chi: Default::default(),
+            pao: None,
+            answers: Default::default(),
+        };
+        if let Source::Placed { .. } = source {
+            w.hu[owner] = self.can_win(owner, &w, opts);
+            return w;
+        }
+        let drawn = source == Source::Draw;
+        for s in 0..SEATS {
+            if drawn {
+                w.hu[s] = self.can_win(s, &w, opts);
+            }
+            let on_table = |kinds: &[Kind]| {
+                self.melds[s]
+                    .iter()
+                    .any(|m| m.faces[0] == card && kinds.contains(&m.kind))
+            };
+            let pao = if s == owner {
+                // A drawer's 坎 or 偎 made a 提 before the card was shown; only a 碰 is left.
+                drawn && on_table(&[Kind::Peng])
+            } else {
+                count(&self.hands[s], card) == 3
+                    || on_table(&[Kind::Wei, Kind::ChouWei])
+                    || (drawn && on_table(&[Kind::Peng]))
+            };
+            if pao {
+                w.pao = Some(s);
+            }
+        }
+        if w.pao.is_none() {
+            for s in 0..SEATS {
+                if s != owner
+                    && self.blocked[s] & bit(card) == 0
+                    && count(&self.hands[s], card) == 2
+                {
+                    w.peng[s] = true;
+                }
+            }
+            for s in w.chi_order() {
+                if self.blocked[s] & bit(card) == 0 {
+                    w.chi[s] = chi_options(&self.hands[s], card);
+                }
+            }
+        }
+        w
+    }
+
+    /// Cards `s` may discard: never W, and never from a 坎 unless nothing else is left.
+    fn discardable(&self, s: SeatNo) -> Vec<u8> {
+        let hand = &self.hands[s];
+        let mut free: Vec<u8> = hand
+            .iter()
+            .copied()
+            .filter(|&f| f != W && count(hand, f) < 3)
+            .collect();
+        if free.is_empty() {
+            free = hand.iter().copied().filter(|&f| f != W).collect();
+        }
+        free.sort_unstable_by(|a, b| b.cmp(a));
+        free.dedup();
+        free
+    }
+
+    /// The forced 跑 of `s` on `card`: from a 坎 in hand or a 偎/碰 on the table.
+    fn pao(&mut self, s: SeatNo, card: u8, out: &mut Outcome) -> Next {
+        if count(&self.hands[s], card) >= 3 {
+            remove_n(&mut self.hands[s], card, 3);
+            self.melds[s].push(TableMeld {
+                kind: Kind::Pao,
+                faces: vec![card; 4],
+                hidden: false,
+            });
+        } else if let Some(m) = self.melds[s].iter_mut().find(|m| {
+            m.faces[0] == card && matches!(m.kind, Kind::Wei | Kind::ChouWei | Kind::Peng)
+        }) {
+            m.kind = Kind::Pao;
+            m.faces = vec![card; 4];
+            m.hidden = false;
+        }
+        self.paos[s] += 1;
+        out.events.push(Event::public(
+            "pao",
+            Some(s),
+            json!({"card": card_of(card)}),
+        ));
+        Next::Step(self.after_take(s, true))
+    }
+
+    /// After taking a card: discard, except on a second or later 跑/提 (重跑).
+    fn after_take(&self, s: SeatNo, quad: bool) -> Step {
+        if quad && self.paos[s] >= 2 {
+            Step::Draw((s + 1) % SEATS)
+        } else {
+            Step::Discard(s)
+        }
+    }
+
+    /// `s` draws from the stock.
+    fn draw(&mut self, s: SeatNo, opts: &Options, out: &mut Outcome) -> Next {
+        let Some(&c) = self.stock.get(self.next) else {
+            return Next::Huang;
+        };
+        self.next += 1;
+        if c == W {
+            // A drawn W is shown and joins the hand; the drawer may win with it.
+            self.hands[s].push(W);
+            sort_hand(&mut self.hands[s]);
+            out.events
+                .push(Event::public("draw", Some(s), json!({"card": card_of(W)})));
+            return self.placed(s, W, Step::Discard(s), opts);
+        }
+        let held = count(&self.hands[s], c);
+        let wei = self.melds[s]
+            .iter()
+            .position(|m| m.faces[0] == c && matches!(m.kind, Kind::Wei | Kind::ChouWei));
+        let (kind, hidden) = if held == 3 {
+            remove_n(&mut self.hands[s], c, 3);
+            self.melds[s].push(TableMeld {
+                kind: Kind::Ti,
+                faces: vec![c; 4],
+                hidden: true,
+            });
+            (Kind::Ti, true)
+        } else if let Some(i) = wei {
+            let m = &mut self.melds[s][i];
+            m.kind = Kind::Ti;
+            m.faces = vec![c; 4];
+            (Kind::Ti, m.hidden)
+        } else if held == 2 {
+            remove_n(&mut self.hands[s], c, 2);
+            let chou = self.declined_peng[s] & bit(c) != 0;
+            let kind = if chou { Kind::ChouWei } else { Kind::Wei };
+            self.melds[s].push(TableMeld {
+                kind,
+                faces: vec![c; 3],
+                hidden: !chou,
+            });
+            (kind, !chou)
+        } else {
+            out.events
+                .push(Event::public("draw", Some(s), json!({"card": card_of(c)})));
+            let w = self.open(c, s, Source::Draw, opts);
+            return Next::Window(w);
+        };
+        let name = if kind == Kind::Ti { "ti" } else { "wei" };
+        if hidden {
+            out.events
+                .push(Event::private(name, s, json!({"card": card_of(c)})));
+            out.events.push(Event {
+                kind: name,
+                seat: Some(s),
+                data: json!({}),
+                to: Visibility::Seats((0..SEATS).filter(|&x| x != s).collect()),
+            });
+        } else {
+            out.events
+                .push(Event::public(name, Some(s), json!({"card": card_of(c)})));
+        }
+        let quad = kind == Kind::Ti;
+        if quad {
+            self.paos[s] += 1;
+        }
+        let after = self.after_take(s, quad);
+        self.placed(s, c, after, opts)
+    }
+
+    /// After a card went into place on the drawer's own draw: the drawer may win, else `after`.
+    fn placed(&self, s: SeatNo, c: u8, after: Step, opts: &Options) -> Next {
+        Next::Window(self.open(c, s, Source::Placed { after }, opts))
+    }
+
+    /// Settles a window once the answers it needs are in; `None` while waiting.
+    fn resolve(&mut self, w: &Window, out: &mut Outcome) -> Option<Next> {
+        let order = nearest_after(w.owner);
+        for s in order.into_iter().filter(|&s| w.hu[s]) {
+            match &w.answers[s] {
+                None => return None,
+                Some(Answer::Hu) => {
+                    return Some(Next::Win {
+                        seat: s,
+                        window: w.clone(),
+                    });
+                }
+                Some(_) => {}
+            }
+        }
+        if let Some(p) = w.pao {
+            return Some(self.pao(p, w.card, out));
+        }
+        for s in order.into_iter().filter(|&s| w.peng[s]) {
+            match &w.answers[s] {
+                None => return None,
+                Some(Answer::Peng) => {
+                    remove_n(&mut self.hands[s], w.card, 2);
+                    self.melds[s].push(TableMeld {
+                        kind: Kind::Peng,
+                        faces: vec![w.card; 3],
+                        hidden: false,
+                    });
+                    out.events.push(Event::public(
+                        "peng",
+                        Some(s),
+                        json!({"card": card_of(w.card)}),
+                    ));
+                    return Some(Next::Step(Step::Discard(s)));
+                }
+                Some(_) => {}
+            }
+        }
+        for s in w.chi_order().into_iter().filter(|&s| !w.chi[s].is_empty()) {
+            match &w.answers[s] {
+                None => return None,
+                Some(Answer::Chi(melds)) => {
+                    let mut used: Vec<u8> = melds.concat();
+                    remove_n(&mut used, w.card, 1);
+                    for &f in &used {
+                        remove_n(&mut self.hands[s], f, 1);
+                    }
+                    for m in melds {
+                        self.melds[s].push(TableMeld {
+                            kind: melds::chi_kind(m).unwrap_or(Kind::Ju),
+                            faces: m.clone(),
+                            hidden: false,
+                        });
+                    }
+                    let shown: Vec<Vec<Card>> = melds.iter().map(|m| cards_of(m)).collect();
+                    out.events
+                        .push(Event::public("chi", Some(s), json!({"melds": shown})));
+                    return Some(Next::Step(Step::Discard(s)));
+                }
+                Some(_) => {}
+            }
+        }
+        Some(match w.source {
+            Source::Placed { after } => Next::Step(after),
+            Source::Discard | Source::Draw => {
+                self.passed[w.owner].push(w.card);
+                Next::Step(Step::Draw((w.owner + 1) % SEATS))
+            }
+        })
+    }
+}
+
+impl State {
+    /// Runs the hand forward from `next` until a seat must act or the hand ends.
+    fn advance(&mut self, mut next: Next, out: &mut Outcome) {
+        loop {
+            let opts = self.opts.clone();
+            let Some(h) = self.hand.as_mut() else {
+                return;
+            };
+            next = match next {
+                Next::Step(Step::Discard(s)) => {
+                    if h.discardable(s).is_empty() {
+                        Next::Step(Step::Draw((s + 1) % SEATS))
+                    } else {
+                        h.phase = Phase::Discard { seat: s };
+                        return;
+                    }
+                }
+                Next::Step(Step::Draw(s)) => h.draw(s, &opts, out),
+                Next::Window(w) => match h.resolve(&w, out) {
+                    Some(n) => n,
+                    None => {
+                        h.phase = Phase::Claim(w);
+                        return;
+                    }
+                },
+                Next::Win { seat, window } => {
+                    self.win(seat, &window, out);
+                    return;
+                }
+                Next::Huang => {
+                    self.huang(out);
+                    return;
+                }
+            };
+        }
+    }
+
+    fn win(&mut self, seat: SeatNo, w: &Window, out: &mut Outcome) {
+        let Some(h) = &self.hand else {
+            return;
+        };
+        let table = h.table_of(seat);
+        // The window offered 胡 only where this finds a win, from the same hand and stock.
+        let Some(found) = h
+            .win_case(seat, w, &table, &self.opts)
+            .and_then(|c| best_win(&c))
+        else {
+            return;
+        };
+        let Some(h) = self.hand.take() else {
+            return;
+        };
+        let score = found.score * self.opts.rate;
+        let mut points = vec![-score; SEATS];
+        points[seat] = 2 * score;
+        let xing_card = h.xing_card(&self.opts, w.card).map(card_of);
+        let summary = Summary {
+            hand_no: self.hand_no,
+            dealer: h.dealer,
+            end: End::Win,
+            winner: Some(seat),
+            win: Some(WinSummary {
+                card: card_of(w.card),
+                self_drawn: w.owner == seat,
+                melds: found
+                    .melds
+                    .iter()
+                    .map(|m| WinMeld {
+                        kind: m.kind,
+                        cards: cards_of(&m.cards),
+                        stands_for: cards_of(&m.faces),
+                    })
+                    .collect(),
+                huxi: found.huxi,
+                reds: found.reds,
+                tun: found.tun,
+                xing_card,
+                xing: found.xing,
+                mingtang: found.names.clone(),
+                fan: found.fan,
+                score,
+            }),
+            wilds: None,
+            escaped: None,
+            lasted_ms: None,
+            points: points.clone(),
+        };
+        self.dealer = seat;
+        self.end_hand(summary, points.clone(), points, out);
+    }
+
+    fn huang(&mut self, out: &mut Outcome) {
+        let Some(h) = self.hand.take() else {
+            return;
+        };
+        let wilds = [0, 1, 2].map(|s| count(&h.hands[s], W) as i64);
+        let points = huangzhuang(wilds, self.opts.base(), self.opts.rate).to_vec();
+        let summary = Summary {
+            hand_no: self.hand_no,
+            dealer: h.dealer,
+            end: End::Huangzhuang,
+            winner: None,
+            win: None,
+            wilds: Some(wilds.to_vec()),
+            escaped: None,
+            lasted_ms: None,
+            points: points.clone(),
+        };
+        self.dealer = (h.dealer + 1) % SEATS;
+        self.end_hand(summary, points.clone(), points, out);
+    }
+
+    fn end_hand(&mut self, summary: Summary, points: Vec<i64>, units: Vec<i64>, out: &mut Outcome) {
+        let detail = serde_json::to_value(&summary).expect("summaries serialize");
+        out.events
+            .push(Event::public("hand_end", None, detail.clone()));
+        out.hand_end = Some(HandResult {
+            hand_no: self.hand_no,
+            points,
+            units,
+            coins: vec![0; SEATS],
+            detail,
+        });
+        self.last = Some(summary);
+    }
+}
+
+/// How a hand ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    Win,
+    Huangzhuang,
+    Escape,
+}
+
+/// A meld of the winning hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WinMeld {
+    pub kind: Kind,
+    /// The cards, W included.
+    pub cards: Vec<Card>,
+    /// What the cards stand for (a W as the card it completes).
+    pub stands_for: Vec<Card>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WinSummary {
+    pub card: Card,
+    /// Won on the winner's own draw.
+    pub self_drawn: bool,
+    /// The 7 门子.
+    pub melds: Vec<WinMeld>,
+    pub huxi: u32,
+    /// Red cards among the 7 门子 (W as what it stands for).
+    pub reds: u32,
+    pub tun: i64,
+    pub xing_card: Option<Card>,
+    /// 醒: copies of the 醒 card in the 7 门子.
+    pub xing: i64,
+    pub mingtang: Vec<Mingtang>,
+    /// The product of the 名堂.
+    pub fan: i64,
+    /// What each other player pays: (囤 + 醒) × 番 × rate.
+    pub score: i64,
+}
+
+/// The settlement of a hand, shown to everyone as `last_result`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    pub hand_no: u32,
+    pub dealer: SeatNo,
+    pub end: End,
+    pub winner: Option<SeatNo>,
+    pub win: Option<WinSummary>,
+    /// 荒庄: the W each seat held.
+    pub wilds: Option<Vec<i64>>,
+    pub escaped: Option<SeatNo>,
+    pub lasted_ms: Option<i64>,
+    /// Points of each seat (escape bonus included).
+    pub points: Vec<i64>,
+}
+
+/// A meld on the table as the viewer sees it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct MeldView {
+    pub kind: Kind,
+    /// `null` when face down for this viewer (another seat's 偎 or drawn 提).
+    pub cards: Option<Vec<Card>>,
+    pub size: usize,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct SeatView {
+    pub seat: SeatNo,
+    /// Cards in hand.
+    pub cards: usize,
+    pub melds: Vec<MeldView>,
+    /// Discards and drawn cards nobody took.
+    pub passed: Vec<Card>,
+}
+
+/// The card of an open claim window.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct ClaimView {
+    /// `null` when the card went face down (a forced 偎 or 提 the drawer may win on).
+    pub card: Option<Card>,
+    pub from: SeatNo,
+    /// `discard`, `draw`, or `placed` (the drawer's own 偎/提/W, only the drawer may 胡).
+    pub source: &'static str,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+pub struct View {
+    pub kings: i64,
+    pub xing: Xing,
+    pub rate: i64,
+    pub hand_no: u32,
+    pub dealer: SeatNo,
+    /// The viewer's hand, strongest first (`null` for spectators and between hands).
+    pub hand: Option<Vec<Card>>,
+    pub seats: Vec<SeatView>,
+    /// Cards left in the stock.
+    pub stock: usize,
+    /// The seat that must discard.
+    pub turn: Option<SeatNo>,
+    pub claim: Option<ClaimView>,
+    pub last_result: Option<Summary>,
+}
+
+impl SeatInfo for View {}
+
+/// One entry of `legal_actions`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum Legal {
+    Discard { cards: Vec<Card> },
+    Chi { options: Vec<Vec<Vec<Card>>> },
+    Peng {},
+    Hu {},
+    Pass {},
+}
+
+fn face(card: Card) -> Result<u8, RuleError> {
+    face_of(card).ok_or_else(|| RuleError::invalid(format!("{card} is not a 扯胡子 card")))
+}
+
+/// The auto discard: a card in no pair or sequence (highest first), else the highest single,
+/// else the highest card allowed.
+fn auto_discard(h: &HandState, s: SeatNo) -> Option<u8> {
+    let hand = &h.hands[s];
+    let allowed = h.discardable(s);
+    let alone = |f: u8| {
+        count(hand, f) == 1
+            && hand.iter().all(|&g| {
+                g == f
+                    || g == W
+                    || !((is_big(g) == is_big(f) && number(g).abs_diff(number(f)) <= 2)
+                        || number(g) == number(f))
+            })
+    };
+    allowed
+        .iter()
+        .copied()
+        .find(|&f| alone(f))
+        .or_else(|| allowed.iter().copied().find(|&f| count(hand, f) == 1))
+        .or_else(|| allowed.first().copied())
+}
+
+impl Game for Chehuzi {
+    type Options = Options;
+    type State = State;
+    type Action = Action;
+    type View = View;
+    type Legal = Legal;
+    type Summary = Summary;
+
+    const NAME: &'static str = "chehuzi";
+    const SEATS: std::ops::RangeInclusive<usize> = 3..=3;
+    const COIN_ROOMS: bool = true;
+
+    fn check_options(opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
+        if opts.kings != 2 && opts.kings != 4 {
+            return Err(RuleError::invalid(format!(
+                "options.kings must be 2 or 4, got {}",
+                opts.kings
+            )));
+        }
+        check_range("rate", opts.rate, 1..=1_000_000)?;
+        check_range("claim_timeout_secs", opts.claim_timeout_secs, 1..=3600)
+    }
+
+    fn deck(opts: &Options) -> Vec<Card> {
+        let mut deck = Vec::with_capacity(84);
+        for big in [false, true] {
+            for n in 1..=10 {
+                deck.extend(std::iter::repeat_n(Card::Paper { big, n }, 4));
+            }
+        }
+        deck.extend(std::iter::repeat_n(Card::Wild, opts.kings as usize));
+        deck
+    }
+
+    fn new_match(opts: Options, _seats: usize) -> State {
+        State {
+            opts,
+            hand_no: 0,
+            dealer: 0,
+            finished: false,
+            hand: None,
+            last: None,
+        }
+    }
+
+    fn stage(state: &State) -> Stage {
+        if state.finished {
+            Stage::Finished
+        } else if state.hand.is_some() {
+            Stage::InHand
+        } else {
+            Stage::NeedsDeal
+        }
+    }
+
+    fn hand_no(state: &State) -> u32 {
+        state.hand_no
+    }
+
+    fn phase(state: &State) -> &'static str {
+        match &state.hand {
+            None if state.finished => "finished",
+            None => "between_hands",
+            Some(h) => match h.phase {
+                Phase::Discard { .. } => "discard",
+                Phase::Claim(_) => "claim",
+            },
+        }
+    }
+
+    fn to_act(state: &State) -> Vec<SeatNo> {
+        match &state.hand {
+            None => Vec::new(),
+            Some(h) => match &h.phase {
+                Phase::Discard { seat } => vec![*seat],
+                Phase::Claim(w) => w.waiting(),
+            },
+        }
+    }
+
+    fn wait_secs(state: &State, turn_secs: u32) -> u32 {
+        match &state.hand {
+            Some(HandState {
+                phase: Phase::Claim(_),
+                ..
+            }) => turn_secs.min(state.opts.claim_timeout_secs as u32),
+            _ => turn_secs,
+        }
+    }
+
+    fn start_hand(state: &mut State, start: HandStart) -> Outcome {
+        let mut out = Outcome::default();
+        state.hand_no += 1;
+        let dealer = state.dealer;
+        let cards: Vec<u8> = start.deck.iter().filter_map(|&c| face_of(c)).collect();
+        let mut hands: [Vec<u8>; SEATS] = Default::default();
+        for (i, &c) in cards.iter().take(DEALT).enumerate() {
+            // Cards 0..59 round the table from the dealer; card 60 is the dealer's 21st.
+            let seat = if i == DEALT - 1 {
+                dealer
+            } else {
+                (dealer + i) % SEATS
+            };
+            hands[seat].push(c);
+        }
+        let stock = cards.iter().skip(DEALT).copied().collect();
+        let mut h = HandState {
+            started_ms: start.ctx.now_ms,
+            dealer,
+            hands,
+            melds: Default::default(),
+            passed: Default::default(),
+            stock,
+            next: 0,
+            paos: [0; SEATS],
+            blocked: [0; SEATS],
+            declined_peng: [0; SEATS],
+            phase: Phase::Discard { seat: dealer },
+        };
+        out.events.push(Event::public(
+            "deal",
+            None,
+            json!({"dealer": dealer, "stock": h.stock.len()}),
+        ));
+        for s in 0..SEATS {
+            sort_hand(&mut h.hands[s]);
+            out.events.push(Event::private(
+                "hand",
+                s,
+                json!({"cards": cards_of(&h.hands[s])}),
+            ));
+            // 起手提: four identical dealt cards go down at once, 三张暗一张明.
+            for f in 0..FACES as u8 {
+                if count(&h.hands[s], f) == 4 {
+                    remove_n(&mut h.hands[s], f, 4);
+                    h.melds[s].push(TableMeld {
+                        kind: Kind::Ti,
+                        faces: vec![f; 4],
+                        hidden: false,
+                    });
+                    h.paos[s] += 1;
+                    out.events.push(Event::public(
+                        "ti",
+                        Some(s),
+                        json!({"card": card_of(f), "dealt": true}),
+                    ));
+                }
+            }
+        }
+        state.hand = Some(h);
+        state.advance(Next::Step(Step::Discard(dealer)), &mut out);
+        out
+    }
+
+    fn apply(
+        state: &mut State,
+        seat: SeatNo,
+        action: Action,
+        _ctx: Ctx,
+    ) -> Result<Outcome, RuleError> {
+        let opts = state.opts.clone();
+        let Some(h) = state.hand.as_mut() else {
+            return Err(RuleError::not_your_turn("no hand is being played"));
+        };
+        let mut out = Outcome::default();
+        let next = match (&mut h.phase, action) {
+            (Phase::Discard { seat: turn }, Action::Discard { card }) => {
+                if *turn != seat {
+                    return Err(RuleError::not_your_turn("another seat must discard"));
+                }
+                let c = face(card)?;
+                if c == W {
+                    return Err(RuleError::illegal("a 王霸 is never discarded"));
+                }
+                if !h.hands[seat].contains(&c) {
+                    return Err(RuleError::illegal(format!("{card} is not in your hand")));
+                }
+                if !h.discardable(seat).contains(&c) {
+                    return Err(RuleError::illegal(format!(
+                        "{card} belongs to a 坎, which stays whole"
+                    )));
+                }
+                remove_n(&mut h.hands[seat], c, 1);
+                out.events
+                    .push(Event::public("discard", Some(seat), json!({"card": card})));
+                let w = h.open(c, seat, Source::Discard, &opts);
+                Next::Window(w)
+            }
+            (Phase::Discard { .. }, _) => {
+                return Err(if Self::to_act(state).contains(&seat) {
+                    RuleError::illegal("you must discard a card")
+                } else {
+                    RuleError::not_your_turn("another seat must discard")
+                });
+            }
+            (Phase::Claim(w), action) => {
+                if !w.waiting().contains(&seat) {
+                    return Err(RuleError::not_your_turn(
+                        "you have no claim to answer on this card",
+                    ));
+                }
+                let answer = match action {
+                    Action::Hu {} if w.hu[seat] => Answer::Hu,
+                    Action::Hu {} => {
+                        return Err(RuleError::illegal("this card does not make your hand win"));
+                    }
+                    Action::Peng {} if w.peng[seat] => Answer::Peng,
+                    Action::Peng {} => {
+                        return Err(RuleError::illegal("you may not 碰 this card"));
+                    }
+                    Action::Chi { melds } => {
+                        let faces: Vec<Vec<u8>> = melds
+                            .iter()
+                            .map(|m| m.iter().map(|&c| face(c)).collect())
+                            .collect::<Result<_, _>>()?;
+                        let faces = canonical_chi(&faces);
+                        if w.chi[seat].is_empty() {
+                            return Err(RuleError::illegal("you may not 吃 this card"));
+                        }
+                        if !w.chi[seat].contains(&faces) {
+                            return Err(RuleError::illegal(
+                                "not a 吃 of this card: the melds must use the card, cards of \
+                                 your hand outside 坎, and every copy of its face (比牌)",
+                            ));
+                        }
+                        Answer::Chi(faces)
+                    }
+                    Action::Pass {} => Answer::Pass,
+                    Action::Discard { .. } => {
+                        return Err(RuleError::illegal("answer the claim on the card first"));
+                    }
+                };
+                // 过张 and 忍碰: passing up a 吃 or 碰 blocks that face for the rest of the hand.
+                if answer != Answer::Peng && w.peng[seat] {
+                    h.declined_peng[seat] |= bit(w.card);
+                }
+                if answer == Answer::Pass && (w.peng[seat] || !w.chi[seat].is_empty()) {
+                    h.blocked[seat] |= bit(w.card);
+                }
+                if answer == Answer::Pass {
+                    out.events
+                        .push(Event::public("pass", Some(seat), json!({})));
+                }
+                w.answers[seat] = Some(answer);
+                Next::Window(w.clone())
+            }
+        };
+        state.advance(next, &mut out);
+        Ok(out)
+    }
+
+    fn auto_action(state: &State, seat: SeatNo) -> Action {
+        let Some(h) = &state.hand else {
+            return Action::Pass {};
+        };
+        match &h.phase {
+            Phase::Claim(w) if w.hu[seat] => Action::Hu {},
+            Phase::Claim(_) => Action::Pass {},
+            Phase::Discard { .. } => match auto_discard(h, seat) {
+                Some(c) => Action::Discard { card: card_of(c) },
+                None => Action::Pass {},
+            },
+        }
+    }
+
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+        let mut out = Outcome::default();
+        if state.finished || seat >= SEATS {
+            return out;
+        }
+        match state.hand.take() {
+            Some(h) => {
+                let lasted = ctx.now_ms.saturating_sub(h.started_ms);
+                let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
+                let (points, units) = escape(seat, state.opts.base(), state.opts.rate, bonus);
+                let summary = Summary {
+                    hand_no: state.hand_no,
+                    dealer: h.dealer,
+                    end: End::Escape,
+                    winner: None,
+                    win: None,
+                    wilds: None,
+                    escaped: Some(seat),
+                    lasted_ms: Some(lasted),
+                    points: points.to_vec(),
+                };
+                out.events.push(Event::public(
+                    "escape",
+                    Some(seat),
+                    json!({"lasted_ms": lasted, "bonus": bonus}),
+                ));
+                state.finished = true;
+                state.end_hand(summary, points.to_vec(), units.to_vec(), &mut out);
+            }
+            None => out
+                .events
+                .push(Event::public("left", Some(seat), json!({}))),
+        }
+        out
+    }
+
+    fn view(state: &State, viewer: Option<SeatNo>) -> View {
+        let o = &state.opts;
+        let mut v = View {
+            kings: o.kings,
+            xing: o.xing,
+            rate: o.rate,
+            hand_no: state.hand_no,
+            dealer: state.dealer,
+            hand: None,
+            seats: Vec::new(),
+            stock: 0,
+            turn: None,
+            claim: None,
+            last_result: state.last.clone(),
+        };
+        let Some(h) = &state.hand else {
+            return v;
+        };
+        v.dealer = h.dealer;
+        v.hand = viewer.filter(|&s| s < SEATS).map(|s| cards_of(&h.hands[s]));
+        v.stock = h.stock.len() - h.next;
+        v.seats = (0..SEATS)
+            .map(|s| SeatView {
+                seat: s,
+                cards: h.hands[s].len(),
+                melds: h.melds[s]
+                    .iter()
+                    .map(|m| MeldView {
+                        kind: m.kind,
+                        cards: (!m.hidden || viewer == Some(s)).then(|| cards_of(&m.faces)),
+                        size: m.faces.len(),
+                    })
+                    .collect(),
+                passed: cards_of(&h.passed[s]),
+            })
+            .collect();
+        match &h.phase {
+            Phase::Discard { seat } => v.turn = Some(*seat),
+            Phase::Claim(w) => {
+                let (shown, source) = match w.source {
+                    Source::Discard => (true, "discard"),
+                    Source::Draw => (true, "draw"),
+                    // A drawn W was shown; a 偎/提 card only if its meld is face up.
+                    Source::Placed { .. } => (
+                        w.card == W
+                            || h.melds[w.owner].iter().any(|m| {
+                                matches!(m.kind, Kind::Ti | Kind::Wei | Kind::ChouWei)
+                                    && m.faces[0] == w.card
+                                    && !m.hidden
+                            }),
+                        "placed",
+                    ),
+                };
+                v.claim = Some(ClaimView {
+                    card: (shown || viewer == Some(w.owner)).then(|| card_of(w.card)),
+                    from: w.owner,
+                    source,
+                });
+            }
+        }
+        v
+    }
+
+    fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
+        let Some(h) = &state.hand else {
+            return Vec::new();
+        };
+        if !Self::to_act(state).contains(&seat) {
+            return Vec::new();
+        }
+        match &h.phase {
+            Phase::Discard { .. } => vec![Legal::Discard {
+                cards: cards_of(&h.discardable(seat)),
+            }],
+            Phase::Claim(w) => {
+                let mut out = Vec::new();
+                if w.hu[seat] {
+                    out.push(Legal::Hu {});
+                }
+                if w.peng[seat] {
+                    out.push(Legal::Peng {});
+                }
+                if !w.chi[seat].is_empty() {
+                    out.push(Legal::Chi {
+                        options: w.chi[seat]
+                            .iter()
+                            .map(|ms| ms.iter().map(|m| cards_of(m)).collect())
+                            .collect(),
+                    });
+                }
+                out.push(Legal::Pass {});
+                out
+            }
+        }
+    }
+}
