@@ -2,12 +2,45 @@
 
 pub const DOCUMENT: &str = include_str!("../openapi/openapi.json");
 
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
+
+/// Writes into `doc` every part of the document that the registered games decide: their
+/// schemas, and the `game` enums of creating a match (every game), creating a tournament (games
+/// with a fixed table size) and the coin-room lobby (games with coin rooms). The committed
+/// document must be a fixed point of this (a test checks it).
+pub fn regenerate(doc: &mut Value) {
+    let schemas = &mut doc["components"]["schemas"];
+    for (name, schema) in game_schemas() {
+        schemas[name] = schema;
+    }
+    let names = |keep: fn(&dyn games::DynGame) -> bool| {
+        json!(
+            games::all()
+                .iter()
+                .filter(|g| keep(**g))
+                .map(|g| g.name())
+                .collect::<Vec<_>>()
+        )
+    };
+    schemas["CreateMatch"]["properties"]["game"]["enum"] = names(|_| true);
+    schemas["CreateTournament"]["properties"]["game"]["enum"] = names(|g| g.table_size().is_some());
+    let coin_games = names(|g| g.coin_rooms());
+    let lobby = doc["paths"].as_object_mut().into_iter().flatten();
+    for (_, ops) in lobby.filter(|(path, _)| path.starts_with("/v1/lobby/{game}")) {
+        for op in ops.as_object_mut().into_iter().flatten().map(|(_, op)| op) {
+            for p in op["parameters"].as_array_mut().into_iter().flatten() {
+                if p["name"] == "game" {
+                    p["schema"]["enum"] = coin_games.clone();
+                }
+            }
+        }
+    }
+}
 
 /// The components every registered game adds to the document: `<Game>Options`,
 /// `<Game>Action` (a `oneOf` by `type`), `<Game>State`, `<Game>LegalAction` and
 /// `<Game>LastResult`, with the definitions they share lifted to `<Game>_<Name>`.
-pub fn game_schemas() -> Map<String, Value> {
+fn game_schemas() -> Map<String, Value> {
     let mut out = Map::new();
     for game in games::all() {
         let s = game.schemas();

@@ -1,4 +1,4 @@
-//! 比赛场: knockout tournaments for four-seat games. Every table is an ordinary match owned by
+//! 比赛场: knockout tournaments for every game played by a fixed number of seats. Every table is an ordinary match owned by
 //! the tournament (`matches.tournament_id`, `hands` = `hands_per_round`); the sweeper starts
 //! tournaments at `starts_at` and moves them on when a round's tables have all finished. All
 //! state is in the database, so a restart loses nothing.
@@ -15,10 +15,9 @@ use crate::auth::{AuthUser, Role};
 use crate::error::{ApiError, ApiResult};
 use crate::ledger::{self, Party, TxMeta};
 use crate::matches::options::PlatformOptions;
-use crate::matches::table::Table;
+use crate::matches::table::{Table, TournamentSeat};
 use crate::matches::{NewTable, insert_seat, insert_table};
 
-const TABLE_SEATS: usize = 4;
 const MAX_FEE: i64 = 1_000_000_000;
 
 #[derive(Debug, Deserialize)]
@@ -103,12 +102,14 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
             games::names().join(", ")
         ))
     })?;
-    if game.seats() != (TABLE_SEATS..=TABLE_SEATS) {
+    let Some(table_size) = game.table_size() else {
         return Err(ApiError::Validation(format!(
-            "tournaments seat four at a table; {} is not a four-seat game",
-            game.name()
+            "tournaments need a game played by a fixed number of seats; {} seats {} to {}",
+            game.name(),
+            game.seats().start(),
+            game.seats().end()
         )));
-    }
+    };
     if !(0..=MAX_FEE).contains(&req.entry_fee) {
         return Err(ApiError::Validation(format!(
             "entry_fee must be from 0 to {MAX_FEE}, got {}",
@@ -150,7 +151,7 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
                 .into(),
         ));
     }
-    let game_options = game.options(TABLE_SEATS, &raw)?;
+    let game_options = game.options(table_size, &raw)?;
     let mut stored = game_options.as_object().cloned().unwrap_or_default();
     stored.insert(
         "turn_timeout_secs".into(),
@@ -411,18 +412,37 @@ pub async fn start_now(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Va
     Ok(body)
 }
 
-/// The largest power of 4 not above `n` (0 when n < 4).
-pub fn field_size(n: usize) -> usize {
+/// The field for `n` able registrants at tables of `table_size`: the largest power of
+/// `table_size` not above `n` (0 when a single table cannot be filled).
+pub fn field_size(n: usize, table_size: usize) -> usize {
     let mut f = 0;
-    let mut p = TABLE_SEATS;
+    let mut p = table_size.max(2);
     while p <= n {
         f = p;
-        p *= TABLE_SEATS;
+        p = p.saturating_mul(table_size);
     }
     f
 }
 
-async fn start(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
+/// One player at a finished tournament table, as the bracket judges them.
+#[derive(Clone, Copy, Debug)]
+pub struct Contender {
+    pub score: i64,
+    pub reg_no: i32,
+    pub escaped: bool,
+}
+
+/// The seat that advances from a finished table: the highest score among the players who did
+/// not escape, ties going to the earlier registration. If every player escaped, the best of
+/// them still fills the bracket slot so that the tournament ends. `None` for an empty table.
+pub fn advancer(table: &[Contender]) -> Option<usize> {
+    let stayed = table.iter().any(|c| !c.escaped);
+    (0..table.len())
+        .filter(|&i| !(stayed && table[i].escaped))
+        .max_by_key(|&i| (table[i].score, std::cmp::Reverse(table[i].reg_no)))
+}
+
+async fn start(conn: &mut PgConnection, mut t: TournamentRow) -> ApiResult<()> {
     let registered = players(conn, t.id).await?;
     let users: Vec<Uuid> = registered.iter().map(|p| p.user_id).collect();
     let balances = ledger::lock_balances(conn, &users).await?;
@@ -433,7 +453,12 @@ async fn start(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
         .filter(|(_, b)| **b >= t.entry_fee)
         .map(|(p, _)| p)
         .collect();
-    let field = field_size(able.len());
+    let table_size = games::game(&t.game)
+        .and_then(|g| g.table_size())
+        .ok_or_else(|| {
+            ApiError::Internal(anyhow::anyhow!("tournament of unknown game {}", t.game))
+        })?;
+    let field = field_size(able.len(), table_size);
     let in_field: Vec<Uuid> = able.iter().take(field).map(|p| p.user_id).collect();
     sqlx::query(
         "UPDATE tournament_players SET in_field = (user_id = ANY($2)) WHERE tournament_id = $1",
@@ -450,7 +475,7 @@ async fn start(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
         .bind(t.id)
         .execute(&mut *conn)
         .await?;
-        tracing::info!(tournament_id = %t.id, registered = registered.len(), "tournament cancelled: fewer than 4 players");
+        tracing::info!(tournament_id = %t.id, registered = registered.len(), table_size, "tournament cancelled: too few players for one table");
         return Ok(());
     }
     let pool_total = t.entry_fee * field as i64;
@@ -473,6 +498,8 @@ async fn start(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
     .bind(pool_total)
     .execute(&mut *conn)
     .await?;
+    t.prize_pool = pool_total;
+    t.round = 1;
     let mut seed = [0u8; 32];
     seed.copy_from_slice(&t.seed[..32]);
     let mut order = in_field;
@@ -481,7 +508,7 @@ async fn start(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
     seat_round(conn, &t, 1, &order).await
 }
 
-/// Seats `order` four to a table for `round` and deals.
+/// Seats `order` at tables of the game's size for `round` and deals.
 async fn seat_round(
     conn: &mut PgConnection,
     t: &TournamentRow,
@@ -490,6 +517,12 @@ async fn seat_round(
 ) -> ApiResult<()> {
     let game = games::game(&t.game).ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("tournament of unknown game {}", t.game))
+    })?;
+    let table_size = game.table_size().ok_or_else(|| {
+        ApiError::Internal(anyhow::anyhow!(
+            "tournament of game {} without a fixed table size",
+            t.game
+        ))
     })?;
     let (platform, game_options) = PlatformOptions::split(Some(&t.options))?;
     let names: HashMap<Uuid, String> =
@@ -508,12 +541,12 @@ async fn seat_round(
     .bind(round)
     .fetch_all(&mut *conn)
     .await?;
-    for (table_no, group) in order.chunks(TABLE_SEATS).enumerate() {
+    for (table_no, group) in order.chunks(table_size).enumerate() {
         let mut table = insert_table(
             conn,
             NewTable {
                 game,
-                seats: TABLE_SEATS,
+                seats: table_size,
                 platform: PlatformOptions {
                     hands: Some(t.hands_per_round as u32),
                     ..platform.clone()
@@ -526,6 +559,12 @@ async fn seat_round(
             },
         )
         .await?;
+        table.tournament = Some(TournamentSeat {
+            id: t.id,
+            round,
+            table_no: table_no as i32,
+            prize_pool: t.prize_pool,
+        });
         for (seat, user) in group.iter().enumerate() {
             let name = names.get(user).map_or("", String::as_str);
             insert_seat(conn, &mut table, seat, *user, name).await?;
@@ -563,23 +602,20 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
     let mut winners = Vec::new();
     for table in all.iter().filter(|x| x.round == t.round) {
         let scores = table_scores(table, &live);
-        let rank = |i: usize| {
-            let u = table.players[i];
-            let reg = info.get(&u).map_or(i32::MAX, |p| p.reg_no);
-            (scores[i], std::cmp::Reverse(reg))
-        };
-        let stayed: Vec<usize> = (0..table.players.len())
-            .filter(|&i| !info.get(&table.players[i]).is_some_and(|p| p.escaped))
+        let contenders: Vec<Contender> = table
+            .players
+            .iter()
+            .zip(&scores)
+            .map(|(u, &score)| {
+                let p = info.get(u);
+                Contender {
+                    score,
+                    reg_no: p.map_or(i32::MAX, |p| p.reg_no),
+                    escaped: p.is_some_and(|p| p.escaped),
+                }
+            })
             .collect();
-        // If every player of a table escaped, the best of them still fills the bracket.
-        let candidates = if stayed.is_empty() {
-            (0..table.players.len()).collect()
-        } else {
-            stayed
-        };
-        let best = candidates
-            .into_iter()
-            .max_by_key(|&i| rank(i))
+        let best = advancer(&contenders)
             .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("empty tournament table")))?;
         let winner = table.players[best];
         winners.push(winner);
@@ -820,6 +856,70 @@ mod tests {
     use super::*;
 
     #[test]
+    fn the_field_is_the_largest_power_of_three_at_three_seat_tables() {
+        for (n, f) in [
+            (2, 0),
+            (3, 3),
+            (8, 3),
+            (9, 9),
+            (26, 9),
+            (27, 27),
+            (81, 81),
+            (242, 81),
+        ] {
+            assert_eq!(field_size(n, 3), f, "{n}");
+        }
+    }
+
+    fn c(score: i64, reg_no: i32, escaped: bool) -> Contender {
+        Contender {
+            score,
+            reg_no,
+            escaped,
+        }
+    }
+
+    #[test]
+    fn the_highest_score_advances() {
+        let t = [
+            c(-10, 1, false),
+            c(30, 4, false),
+            c(-10, 2, false),
+            c(-10, 3, false),
+        ];
+        assert_eq!(advancer(&t), Some(1));
+    }
+
+    #[test]
+    fn a_tie_goes_to_the_earlier_registration_wherever_it_sits() {
+        // 打炸 partners score alike: seats 1 and 3 tie, seat 3 registered first.
+        let t = [
+            c(-20, 2, false),
+            c(20, 9, false),
+            c(-20, 1, false),
+            c(20, 5, false),
+        ];
+        assert_eq!(advancer(&t), Some(3));
+        // Everyone level: the earliest registrant of the table.
+        let t = [c(0, 7, false), c(0, 3, false), c(0, 12, false)];
+        assert_eq!(advancer(&t), Some(1));
+    }
+
+    #[test]
+    fn an_escaper_never_advances_unless_everyone_escaped() {
+        let t = [
+            c(50, 1, true),
+            c(-10, 2, false),
+            c(-20, 3, false),
+            c(-20, 4, false),
+        ];
+        assert_eq!(advancer(&t), Some(1));
+        let t = [c(-5, 4, true), c(5, 3, true), c(5, 2, true), c(-5, 1, true)];
+        assert_eq!(advancer(&t), Some(2));
+        assert_eq!(advancer(&[]), None);
+    }
+
+    #[test]
     fn the_field_is_the_largest_power_of_four() {
         for (n, f) in [
             (0, 0),
@@ -834,7 +934,7 @@ mod tests {
             (256, 256),
             (1100, 1024),
         ] {
-            assert_eq!(field_size(n), f, "{n}");
+            assert_eq!(field_size(n, 4), f, "{n}");
         }
     }
 }

@@ -53,6 +53,17 @@ pub struct SeatRow {
     pub timeouts: i32,
 }
 
+/// Where a tournament table sits in its tournament, shown on the table (the seed's playing
+/// screen shows 奖池总数). Fixed for the table's life: a table plays one round, and the pool is
+/// fixed when the tournament starts.
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+pub struct TournamentSeat {
+    pub id: Uuid,
+    pub round: i32,
+    pub table_no: i32,
+    pub prize_pool: i64,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Status {
     Waiting,
@@ -127,6 +138,7 @@ pub struct Table {
     pub state: Box<dyn DynState>,
     pub deadline_at: Option<DateTime<Utc>>,
     pub tournament_id: Option<Uuid>,
+    pub tournament: Option<TournamentSeat>,
     pub fixed_seed: Option<Vec<u8>>,
     pub fixed_deck: Option<Vec<Card>>,
     pub commitment: Option<String>,
@@ -146,7 +158,11 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
                                  'username', u.username, 'auto', s.auto,
                                  'timeouts', s.timeouts) ORDER BY s.seat)
                    FROM match_seats s JOIN users u ON u.id = s.user_id
-                  WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows";
+                  WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows,
+       (SELECT json_build_object('id', tt.tournament_id, 'round', tt.round,
+                                 'table_no', tt.table_no, 'prize_pool', t.prize_pool)::jsonb
+          FROM tournament_tables tt JOIN tournaments t ON t.id = tt.tournament_id
+         WHERE tt.match_id = m.id) AS tournament";
 
 /// Column positions in `LOAD_SQL` and its tails.
 mod col {
@@ -166,7 +182,8 @@ mod col {
     pub const COMMITMENT: usize = 13;
     pub const LAST_RESULT: usize = 14;
     pub const SEAT_ROWS: usize = 15;
-    pub const SNAPSHOT_VERSION: usize = 16;
+    pub const TOURNAMENT: usize = 16;
+    pub const SNAPSHOT_VERSION: usize = 17;
 }
 
 const UNLOCKED_TAIL: &str = " FROM matches m WHERE m.id = $1";
@@ -250,6 +267,9 @@ impl Table {
             state,
             deadline_at: row.try_get(col::DEADLINE_AT)?,
             tournament_id: row.try_get(col::TOURNAMENT_ID)?,
+            tournament: row
+                .try_get::<Option<Json<TournamentSeat>>, _>(col::TOURNAMENT)?
+                .map(|t| t.0),
             fixed_seed: row.try_get(col::FIXED_SEED)?,
             fixed_deck,
             commitment: row.try_get(col::COMMITMENT)?,
@@ -277,6 +297,7 @@ impl Table {
             state: self.state.fork(),
             deadline_at: self.deadline_at,
             tournament_id: self.tournament_id,
+            tournament: self.tournament.clone(),
             fixed_seed: self.fixed_seed.clone(),
             fixed_deck: self.fixed_deck.clone(),
             commitment: self.commitment.clone(),
@@ -974,6 +995,7 @@ impl Table {
             legal_actions,
             shuffle_commitment: self.commitment.as_deref(),
             tournament_id: self.tournament_id,
+            tournament: self.tournament.as_ref(),
             state: game_view.state,
             last_result: self.last_result.as_ref(),
         };
@@ -998,6 +1020,7 @@ struct ViewBody<'a> {
     legal_actions: Vec<Box<RawValue>>,
     shuffle_commitment: Option<&'a str>,
     tournament_id: Option<Uuid>,
+    tournament: Option<&'a TournamentSeat>,
     state: Box<RawValue>,
     last_result: Option<&'a Value>,
 }

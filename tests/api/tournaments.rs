@@ -11,12 +11,23 @@ use crate::helpers::{
 };
 
 async fn create(app: &TestApp, by: &Player, fee: i64, hands: u32, timeout: u32) -> String {
+    create_of(app, by, "dazha", fee, hands, timeout).await
+}
+
+async fn create_of(
+    app: &TestApp,
+    by: &Player,
+    game: &str,
+    fee: i64,
+    hands: u32,
+    timeout: u32,
+) -> String {
     let starts_at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
     let (s, t) = app
         .post(
             "/v1/tournaments",
             &by.token,
-            json!({"game": "dazha", "entry_fee": fee, "starts_at": starts_at, "hands_per_round": hands,
+            json!({"game": game, "entry_fee": fee, "starts_at": starts_at, "hands_per_round": hands,
                    "options": {"turn_timeout_secs": timeout}}),
         )
         .await;
@@ -76,10 +87,23 @@ async fn wait_finished(app: &TestApp, id: &str, secs: u64) -> Value {
     }
 }
 
-/// Checks the bracket of a finished tournament of `field` players.
-fn check_bracket(t: &Value, field: usize, hands: u32) {
+/// Checks the bracket of a finished tournament of `field` players at tables of `size`: only
+/// advancers play on, and each table's advancer has its best score, a tie going to the earlier
+/// registration. Returns how many tables ended in a tie for the best score.
+fn check_bracket(t: &Value, field: usize, size: usize) -> usize {
+    let reg_no = |user: &Value| {
+        t["players"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["user_id"] == *user)
+            .unwrap()["reg_no"]
+            .as_i64()
+            .unwrap()
+    };
+    let mut ties = 0;
     let rounds = t["bracket"]["rounds"].as_array().unwrap();
-    let mut tables = field / 4;
+    let mut tables = field / size;
     let mut advanced_prev: Vec<Value> = Vec::new();
     for (r, round) in rounds.iter().enumerate() {
         let ts = round["tables"].as_array().unwrap();
@@ -89,7 +113,7 @@ fn check_bracket(t: &Value, field: usize, hands: u32) {
             assert!(table["match_id"].is_string());
             assert_eq!(table["status"], "finished");
             let seats = table["seats"].as_array().unwrap();
-            assert_eq!(seats.len(), 4);
+            assert_eq!(seats.len(), size);
             let adv = table["advanced"].clone();
             assert!(
                 seats.iter().any(|s| s["user_id"] == adv),
@@ -104,6 +128,16 @@ fn check_bracket(t: &Value, field: usize, hands: u32) {
                 .as_i64()
                 .unwrap();
             assert_eq!(adv_score, best, "the highest score advances: {table}");
+            let level: Vec<&Value> = seats.iter().filter(|s| s["score"] == best).collect();
+            if level.len() > 1 {
+                ties += 1;
+                let earliest = level.iter().map(|s| reg_no(&s["user_id"])).min().unwrap();
+                assert_eq!(
+                    reg_no(&adv),
+                    earliest,
+                    "a tie goes to the earlier registration: {table}"
+                );
+            }
             if r > 0 {
                 for s in seats {
                     assert!(
@@ -116,11 +150,11 @@ fn check_bracket(t: &Value, field: usize, hands: u32) {
             advanced.push(adv);
         }
         advanced_prev = advanced;
-        tables /= 4;
+        tables /= size;
     }
     assert_eq!(tables, 0);
     assert_eq!(advanced_prev, vec![t["winner"].clone()]);
-    let _ = hands;
+    ties
 }
 
 async fn hands_per_table(app: &TestApp, id: &str) -> Vec<i64> {
@@ -171,7 +205,7 @@ async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
     );
 
     let t = wait_finished(&app, &id, 120).await;
-    check_bracket(&t, 16, 2);
+    check_bracket(&t, 16, 4);
     assert!(
         hands_per_table(&app, &id).await.iter().all(|&h| h == 2),
         "every table played exactly its hands"
@@ -245,7 +279,7 @@ async fn sixty_four_players_play_out_to_one_winner() {
     let (s, _) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK);
     let t = wait_finished(&app, &id, 180).await;
-    check_bracket(&t, 64, 1);
+    check_bracket(&t, 64, 4);
     assert_eq!(t["prize_pool"], 640);
     let winner = players.iter().find(|p| t["winner"] == json!(p.id)).unwrap();
     assert_eq!(app.coins(winner).await, 640);
@@ -468,7 +502,7 @@ async fn a_killed_server_resumes_the_tournament_after_restart() {
     let mut server = spawn_server(&database_url, port);
     wait_healthy(&address).await;
     let t = wait_finished(&app, &id, 120).await;
-    check_bracket(&t, 16, 3);
+    check_bracket(&t, 16, 4);
     assert!(
         hands_per_table(&app, &id).await.iter().all(|&h| h == 3),
         "no table played twice"
@@ -506,5 +540,42 @@ async fn a_tournament_starts_by_itself_at_starts_at() {
     register_players(&app, &id, 4, 0, "auto").await;
     let t = wait_finished(&app, &id, 60).await;
     assert!(t["started_at"].is_string());
-    check_bracket(&t, 4, 1);
+    check_bracket(&t, 4, 4);
+}
+
+/// 四副牌升级 partners always score alike, so every 升级 table ends in a tie for the best score:
+/// the earlier registration advances. While the tables play, each shows its tournament, round
+/// and prize pool.
+#[tokio::test]
+async fn a_shengji_tournament_of_sixteen_plays_out_and_ties_go_to_the_earlier_registration() {
+    let app = spawn_app().await;
+    let org = app.organiser("organiser").await;
+    let id = create_of(&app, &org, "shengji", 25, 1, 1).await;
+    let players = register_players(&app, &id, 16, 25, "sj").await;
+    let (s, t) = start(&app, &org, &id).await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    let table = &t["bracket"]["rounds"][0]["tables"][2];
+    let seated = &players
+        .iter()
+        .find(|p| table["seats"][0]["user_id"] == json!(p.id))
+        .unwrap();
+    let v = app.view(table["match_id"].as_str().unwrap(), seated).await;
+    assert_eq!(v["tournament_id"], json!(id));
+    assert_eq!(
+        v["tournament"],
+        json!({"id": id, "round": 1, "table_no": 2, "prize_pool": 400}),
+        "the table shows the tournament, the round and the prize pool"
+    );
+    assert_eq!(v["game"], "shengji");
+
+    let t = wait_finished(&app, &id, 240).await;
+    assert_eq!(check_bracket(&t, 16, 4), 5, "every 升级 table ties: {t}");
+    let winner = players.iter().find(|p| t["winner"] == json!(p.id)).unwrap();
+    assert_eq!(app.coins(winner).await, 400);
+    // The final table is round 2 and says so.
+    let fin = &t["bracket"]["rounds"][1]["tables"][0];
+    let v = app.view(fin["match_id"].as_str().unwrap(), winner).await;
+    assert_eq!(v["tournament"]["round"], 2);
+    assert_eq!(v["tournament"]["prize_pool"], 400);
+    app.assert_ledger_reconciles().await;
 }
