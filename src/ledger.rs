@@ -211,3 +211,88 @@ pub async fn take_up_to(
     .await?;
     Ok(take)
 }
+
+/// One wallet movement as api.md shows it (`GET /v1/me/ledger`, a grant's answer).
+#[derive(sqlx::FromRow, serde::Serialize)]
+pub struct Entry {
+    pub id: i64,
+    pub amount: i64,
+    pub balance_after: i64,
+    pub reason: String,
+    pub match_id: Option<Uuid>,
+    pub tournament_id: Option<Uuid>,
+    pub hand_no: Option<i32>,
+    pub note: Option<String>,
+    pub created_at: chrono::DateTime<chrono::Utc>,
+}
+
+/// A user's ledger entries, newest first, below entry `before` when given.
+pub async fn entries(
+    conn: &mut PgConnection,
+    user: Uuid,
+    limit: i64,
+    before: Option<i64>,
+) -> sqlx::Result<Vec<Entry>> {
+    sqlx::query_as(
+        "SELECT e.id, e.amount, e.balance_after, t.reason, t.match_id, t.tournament_id,
+                t.hand_no, t.note, e.created_at
+           FROM ledger_entries e
+           JOIN accounts a ON a.id = e.account_id
+           JOIN ledger_tx t ON t.id = e.tx_id
+          WHERE a.user_id = $1 AND ($2::bigint IS NULL OR e.id < $2)
+          ORDER BY e.id DESC LIMIT $3",
+    )
+    .bind(user)
+    .bind(before)
+    .bind(limit)
+    .fetch_all(conn)
+    .await
+}
+
+/// The largest single grant.
+pub const MAX_GRANT: i64 = 1_000_000_000_000;
+
+/// Coins enter the system (api.md: the only way): `amount` from the house to `user`'s wallet.
+/// Returns the user's new ledger entry.
+pub async fn grant(
+    conn: &mut PgConnection,
+    user: Uuid,
+    amount: i64,
+    note: Option<String>,
+) -> Result<Entry, ApiError> {
+    if !(1..=MAX_GRANT).contains(&amount) {
+        return Err(ApiError::Validation(format!(
+            "amount must be from 1 to {MAX_GRANT}, got {amount}"
+        )));
+    }
+    if note.as_ref().is_some_and(|n| n.len() > 500) {
+        return Err(ApiError::Validation(
+            "note must be at most 500 bytes".into(),
+        ));
+    }
+    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)")
+        .bind(user)
+        .fetch_one(&mut *conn)
+        .await?;
+    if !exists {
+        return Err(ApiError::NotFound(format!("no user with id {user}")));
+    }
+    let meta = TxMeta {
+        reason: "grant",
+        note,
+        ..TxMeta::default()
+    };
+    let ids = transfer(
+        conn,
+        &meta,
+        &[(Party::House, -amount), (Party::User(user), amount)],
+    )
+    .await?
+    .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("a grant moved nothing")))?;
+    let id = ids[&Party::User(user)];
+    entries(conn, user, 1, Some(id + 1))
+        .await?
+        .into_iter()
+        .next()
+        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the grant's entry vanished")))
+}

@@ -1,5 +1,6 @@
 //! paiju (牌局): a REST server for Chinese regional card games.
 
+pub mod accounts;
 pub mod auth;
 pub mod config;
 pub mod db;

@@ -27,13 +27,24 @@ struct Histogram {
     sum: f64,
 }
 
-#[derive(Default)]
+/// Names the route pattern that serves a path (`routes::pattern_of`), for labels.
+pub type RouteOf = fn(&str) -> Option<&'static str>;
+
 pub struct Metrics {
+    route_of: RouteOf,
     requests: Mutex<BTreeMap<(&'static str, &'static str, u16), u64>>,
     actions: Mutex<Histogram>,
 }
 
 impl Metrics {
+    pub fn new(route_of: RouteOf) -> Metrics {
+        Metrics {
+            route_of,
+            requests: Mutex::default(),
+            actions: Mutex::default(),
+        }
+    }
+
     fn observe(&self, method: &'static str, route: &'static str, status: u16, secs: f64) {
         if let Ok(mut r) = self.requests.lock() {
             *r.entry((method, route, status)).or_default() += 1;
@@ -109,7 +120,10 @@ pub async fn track(
     let method = method_label(req.method());
     // A label only (an odd spelling of a path counts as "unmatched"); limits and auth key on
     // what the router matched.
-    let route = crate::routes::pattern_of(req.path()).unwrap_or("unmatched");
+    let route = registry
+        .as_ref()
+        .and_then(|m| (m.route_of)(req.path()))
+        .unwrap_or("unmatched");
     let res = next.call(req).await?.map_into_boxed_body();
     let (status, secs) = (res.status().as_u16(), started.elapsed().as_secs_f64());
     if let Some(m) = registry {
@@ -310,7 +324,7 @@ mod tests {
 
     #[test]
     fn latencies_land_in_cumulative_buckets() {
-        let m = Metrics::default();
+        let m = Metrics::new(|_| None);
         m.observe("POST", "/v1/matches/{id}/actions", 200, 0.003);
         m.observe("GET", "/healthz", 200, 0.0001);
         let mut out = String::new();

@@ -96,3 +96,31 @@ pub async fn ensure_not_in_coin_room(conn: &mut PgConnection, user: Uuid) -> Api
         None => Ok(()),
     }
 }
+
+/// 逃跑 at a tournament table: the player is out of tournament `tid` at once (eliminated in
+/// the current round) and marked as an escaper, who never advances.
+pub async fn escape_tournament(conn: &mut PgConnection, tid: Uuid, user: Uuid) -> ApiResult<()> {
+    sqlx::query(
+        "UPDATE tournament_players p SET escaped = true,
+                eliminated_round = COALESCE(p.eliminated_round, t.round)
+           FROM tournaments t WHERE t.id = p.tournament_id AND p.tournament_id = $1
+            AND p.user_id = $2",
+    )
+    .bind(tid)
+    .bind(user)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Whether `user` escaped from tournament `tid` (their seat is played for them now).
+pub async fn escaped_tournament(conn: &mut PgConnection, tid: Uuid, user: Uuid) -> ApiResult<bool> {
+    Ok(sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM tournament_players
+                         WHERE tournament_id = $1 AND user_id = $2 AND escaped)",
+    )
+    .bind(tid)
+    .bind(user)
+    .fetch_one(conn)
+    .await?)
+}

@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::auth::{Jwt, Role, verify_password};
+use crate::auth::Jwt;
 use crate::config::Config;
 use crate::db::MoveConns;
 use crate::matches::lobby::LobbySettings;
@@ -51,7 +51,7 @@ impl Application {
         let pool = db::pool(&url, config.db_pool)?;
         db::migrate(&pool).await?;
         if let Some((user, password)) = &config.admin {
-            ensure_admin(&pool, user, password).await?;
+            crate::accounts::ensure_admin(&pool, user, password).await?;
         }
         let secret = match &config.jwt_secret {
             Some(s) => s.as_bytes().to_vec(),
@@ -79,7 +79,7 @@ impl Application {
         let pool_data = web::Data::new(pool.clone());
         let move_conns = web::Data::new(MoveConns::new(pool.clone(), config.db_pool));
         let hub_data = web::Data::new(hub);
-        let metrics = web::Data::new(Metrics::default());
+        let metrics = web::Data::new(Metrics::new(routes::pattern_of));
         let limiter = web::Data::new(RateLimiter::new(
             config.auth_per_minute,
             config.trusted_proxies.clone(),
@@ -136,44 +136,4 @@ impl Application {
         tracing::info!("paiju stopped");
         Ok(result?)
     }
-}
-
-/// `PAIJU_ADMIN`: creates the admin account, or makes an existing account with that password an
-/// admin. An existing account with another password is left alone (someone else's account).
-async fn ensure_admin(pool: &PgPool, username: &str, password: &str) -> anyhow::Result<()> {
-    // Two processes starting together may both try to create it: the loser looks again.
-    for _ in 0..2 {
-        let existing: Option<(uuid::Uuid, String)> =
-            sqlx::query_as("SELECT id, password_hash FROM users WHERE lower(username) = lower($1)")
-                .bind(username)
-                .fetch_optional(pool)
-                .await?;
-        let Some((id, hash)) = existing else {
-            match routes::auth::create_user(pool, username, password, Role::Admin).await {
-                Ok(_) => {
-                    tracing::info!(username, "admin account created");
-                    return Ok(());
-                }
-                Err(crate::error::ApiError::Conflict(_)) => continue,
-                Err(e) => anyhow::bail!("creating the admin account: {e}"),
-            }
-        };
-        let pw = password.to_string();
-        let ok = tokio::task::spawn_blocking(move || verify_password(&pw, &hash)).await?;
-        if ok {
-            sqlx::query("UPDATE users SET role = 'admin' WHERE id = $1")
-                .bind(id)
-                .execute(pool)
-                .await?;
-            tracing::info!(username, "admin account present");
-        } else {
-            tracing::warn!(
-                username,
-                "PAIJU_ADMIN names an existing account with a different password; not \
-                 making it an admin"
-            );
-        }
-        return Ok(());
-    }
-    anyhow::bail!("could not create or find the admin account {username:?}")
 }

@@ -15,7 +15,7 @@ use crate::auth::{AuthUser, Role};
 use crate::error::{ApiError, ApiResult};
 use crate::ledger::{self, Party, TxMeta};
 use crate::matches::options::PlatformOptions;
-use crate::matches::table::{Table, TournamentSeat};
+use crate::matches::table::TournamentSeat;
 use crate::matches::{NewTable, insert_seat, insert_table};
 
 const MAX_FEE: i64 = 1_000_000_000;
@@ -720,53 +720,6 @@ pub async fn tick(pool: &PgPool) -> ApiResult<usize> {
         steps += 1;
     }
     Ok(steps)
-}
-
-/// 逃跑 at a tournament table: the player is eliminated at once, the seat plays on in 托管,
-/// and the entry fee stays in the pool.
-pub async fn eliminate_escaper(
-    conn: &mut PgConnection,
-    t: &mut Table,
-    seat: usize,
-) -> ApiResult<()> {
-    let tid = t
-        .tournament_id
-        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("not a tournament table")))?;
-    let Some(s) = t.seats[seat].as_mut() else {
-        return Ok(());
-    };
-    let user = s.user_id;
-    s.auto = true;
-    t.mark_seat(seat);
-    sqlx::query(
-        "UPDATE tournament_players p SET escaped = true,
-                eliminated_round = COALESCE(p.eliminated_round, t.round)
-           FROM tournaments t WHERE t.id = p.tournament_id AND p.tournament_id = $1
-            AND p.user_id = $2",
-    )
-    .bind(tid)
-    .bind(user)
-    .execute(&mut *conn)
-    .await?;
-    t.platform_event(
-        "escaped",
-        Some(seat),
-        json!({ "user_id": user, "eliminated": true }),
-    );
-    t.version += 1;
-    Ok(())
-}
-
-/// Whether `user` escaped from tournament `tid` (their seat is played for them now).
-pub async fn has_escaped(conn: &mut PgConnection, tid: Uuid, user: Uuid) -> ApiResult<bool> {
-    Ok(sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM tournament_players
-                         WHERE tournament_id = $1 AND user_id = $2 AND escaped)",
-    )
-    .bind(tid)
-    .bind(user)
-    .fetch_one(conn)
-    .await?)
 }
 
 #[derive(Serialize)]

@@ -330,8 +330,20 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<View> 
             t.status.as_str()
         )));
     }
-    if t.tournament_id.is_some() {
-        crate::tournaments::eliminate_escaper(&mut tx, &mut t, seat).await?;
+    if let Some(tid) = t.tournament_id {
+        // 逃跑 at a tournament table: eliminated at once, the seat plays on in 托管, and the
+        // entry fee stays in the pool.
+        crate::players::escape_tournament(&mut tx, tid, user.id).await?;
+        if let Some(s) = t.seats[seat].as_mut() {
+            s.auto = true;
+            t.mark_seat(seat);
+        }
+        t.platform_event(
+            "escaped",
+            Some(seat),
+            json!({ "user_id": user.id, "eliminated": true }),
+        );
+        t.version += 1;
     } else {
         let started = t.state.hand_no() > 0;
         if started {
@@ -458,7 +470,13 @@ async fn act_in(
                 ));
             }
             return match body {
-                Some(body) => View::from_stored(&body).map(Acted::Replayed),
+                Some(body) => View::from_stored(&body)
+                    .map(Acted::Replayed)
+                    .ok_or_else(|| {
+                        ApiError::Internal(anyhow::anyhow!(
+                            "a stored idempotent answer lacks its id or version"
+                        ))
+                    }),
                 None => Err(ApiError::Conflict(
                     "the first request with this Idempotency-Key is still running".into(),
                 )),
@@ -470,7 +488,7 @@ async fn act_in(
         .seat_of(user.id)
         .ok_or_else(|| ApiError::Forbidden("you are not seated at this match".into()))?;
     if let Some(tid) = t.tournament_id
-        && crate::tournaments::has_escaped(&mut *tx, tid, user.id).await?
+        && crate::players::escaped_tournament(&mut *tx, tid, user.id).await?
     {
         return Err(ApiError::Forbidden(
             "you left this tournament table; its seat is played automatically now".into(),

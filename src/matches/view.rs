@@ -9,8 +9,6 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use crate::error::ApiError;
-
 pub struct View {
     id: Uuid,
     version: i64,
@@ -27,16 +25,12 @@ impl View {
         }
     }
 
-    /// A view stored earlier as JSON (an idempotent answer).
-    pub fn from_stored(stored: &Value) -> Result<View, ApiError> {
-        let id = stored["id"].as_str().and_then(|s| s.parse().ok());
-        let version = stored["version"].as_i64();
-        match (id, version) {
-            (Some(id), Some(version)) => Ok(View::render(id, version, stored)),
-            _ => Err(ApiError::Internal(anyhow::anyhow!(
-                "a stored view lacks its id or version"
-            ))),
-        }
+    /// A view stored earlier as JSON (an idempotent answer); `None` when it lacks its id or
+    /// version.
+    pub fn from_stored(stored: &Value) -> Option<View> {
+        let id = stored["id"].as_str().and_then(|s| s.parse().ok())?;
+        let version = stored["version"].as_i64()?;
+        Some(View::render(id, version, stored))
     }
 
     pub fn id(&self) -> Uuid {
@@ -81,6 +75,6 @@ mod tests {
         assert_eq!(format!("{v:?}"), format!("View(match {id} at version 7)"));
         let again = View::from_stored(&inside["view"]).unwrap();
         assert_eq!((again.id(), again.version()), (id, 7));
-        assert!(View::from_stored(&json!({ "version": 7 })).is_err());
+        assert!(View::from_stored(&json!({ "version": 7 })).is_none());
     }
 }

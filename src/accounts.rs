@@ -1,0 +1,216 @@
+//! Accounts: creating them, checking credentials, the caller's profile and roles. The routes
+//! in `routes/auth.rs`, `routes/me.rs` and `routes/admin.rs` only read requests and write
+//! responses; the `users` table is read and written here (and locked in `players`).
+
+use std::sync::LazyLock;
+
+use actix_web::web;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::auth::{Role, hash_password, verify_password};
+use crate::error::{ApiError, ApiResult};
+use crate::ledger;
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Credentials {
+    pub username: String,
+    pub password: String,
+}
+
+impl std::fmt::Debug for Credentials {
+    // Keeps passwords out of every log line.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("username", &self.username)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Credentials {
+    /// The rules of a new account's username and password (api.md § Accounts).
+    pub fn check_new(&self) -> ApiResult<()> {
+        let u = &self.username;
+        let ok_len = (3..=32).contains(&u.len());
+        let ok_chars = u.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !(ok_len && ok_chars) {
+            return Err(ApiError::Validation(
+                "username must be 3 to 32 characters of A-Z, a-z, 0-9 and _".into(),
+            ));
+        }
+        if self.password.chars().count() < 8 {
+            return Err(ApiError::Validation(
+                "password must be at least 8 characters".into(),
+            ));
+        }
+        if self.password.len() > 1024 {
+            return Err(ApiError::Validation(
+                "password must be at most 1024 bytes".into(),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Who an account is, as tokens and responses name it.
+#[derive(Clone, Debug, Serialize)]
+pub struct User {
+    pub id: Uuid,
+    pub username: String,
+    pub role: Role,
+}
+
+/// Creates an account with its wallet. Used by registration and by the `PAIJU_ADMIN` bootstrap.
+pub async fn create(pool: &PgPool, username: &str, password: &str, role: Role) -> ApiResult<User> {
+    let pw = password.to_string();
+    let hash = web::block(move || hash_password(&pw))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))??;
+    let id = Uuid::new_v4();
+    let mut tx = pool.begin().await?;
+    let inserted = sqlx::query(
+        "INSERT INTO users (id, username, password_hash, role) VALUES ($1, $2, $3, $4)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(id)
+    .bind(username)
+    .bind(&hash)
+    .bind(role.as_str())
+    .execute(&mut *tx)
+    .await?;
+    if inserted.rows_affected() == 0 {
+        return Err(ApiError::Conflict(format!(
+            "the username {username:?} is taken"
+        )));
+    }
+    ledger::open_user_account(&mut tx, id).await?;
+    tx.commit().await?;
+    Ok(User {
+        id,
+        username: username.to_string(),
+        role,
+    })
+}
+
+/// The account these credentials open (usernames match case-insensitively), or 401. An unknown
+/// username is checked against a dummy hash, so both failures take the same time.
+pub async fn authenticate(pool: &PgPool, c: &Credentials) -> ApiResult<User> {
+    let row: Option<(Uuid, String, String, String)> = sqlx::query_as(
+        "SELECT id, username, password_hash, role FROM users WHERE lower(username) = lower($1)",
+    )
+    .bind(&c.username)
+    .fetch_optional(pool)
+    .await?;
+    let hash = row.as_ref().map(|r| r.2.clone());
+    let pw = c.password.clone();
+    let ok = web::block(move || {
+        static DUMMY: LazyLock<String> =
+            LazyLock::new(|| hash_password("not anyone's password").unwrap_or_default());
+        verify_password(&pw, hash.as_deref().unwrap_or(&DUMMY))
+    })
+    .await
+    .map_err(|e| ApiError::Internal(e.into()))?;
+    match row {
+        Some((id, username, _, role)) if ok => Ok(User {
+            id,
+            username,
+            role: Role::parse(&role).unwrap_or(Role::Player),
+        }),
+        _ => Err(ApiError::Unauthorized("wrong username or password".into())),
+    }
+}
+
+/// `GET /v1/me`: the account, its wallet and its 积分 per game.
+#[derive(Serialize)]
+pub struct Profile {
+    pub id: Uuid,
+    pub username: String,
+    pub role: String,
+    pub coins: i64,
+    pub scores: Value,
+}
+
+pub async fn profile(pool: &PgPool, id: Uuid) -> ApiResult<Profile> {
+    let row: Option<(String, String, i64, Value)> = sqlx::query_as(
+        "SELECT u.username, u.role, a.balance,
+                COALESCE((SELECT jsonb_object_agg(s.game, s.points) FROM scores s
+                           WHERE s.user_id = u.id), '{}'::jsonb)
+           FROM users u JOIN accounts a ON a.user_id = u.id WHERE u.id = $1",
+    )
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    let (username, role, coins, scores) =
+        row.ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
+    Ok(Profile {
+        id,
+        username,
+        role,
+        coins,
+        scores: if scores.is_object() {
+            scores
+        } else {
+            Value::Object(Map::new())
+        },
+    })
+}
+
+/// Gives account `id` a role (effective on its next token, and at once for role-gated routes,
+/// which read the role now).
+pub async fn set_role(pool: &PgPool, id: Uuid, role: Role) -> ApiResult<User> {
+    let row: Option<(Uuid, String)> =
+        sqlx::query_as("UPDATE users SET role = $2 WHERE id = $1 RETURNING id, username")
+            .bind(id)
+            .bind(role.as_str())
+            .fetch_optional(pool)
+            .await?;
+    let (id, username) = row.ok_or_else(|| ApiError::NotFound(format!("no user with id {id}")))?;
+    Ok(User { id, username, role })
+}
+
+/// `PAIJU_ADMIN`: creates the admin account, or makes an existing account with that password an
+/// admin. An existing account with another password is left alone (someone else's account).
+pub async fn ensure_admin(pool: &PgPool, username: &str, password: &str) -> anyhow::Result<()> {
+    let creds = Credentials {
+        username: username.to_string(),
+        password: password.to_string(),
+    };
+    // Two processes starting together may both try to create it: the loser looks again.
+    for _ in 0..2 {
+        match authenticate(pool, &creds).await {
+            Ok(user) => {
+                set_role(pool, user.id, Role::Admin).await?;
+                tracing::info!(username, "admin account present");
+                return Ok(());
+            }
+            Err(ApiError::Unauthorized(_)) => {}
+            Err(e) => anyhow::bail!("looking up the admin account: {e}"),
+        }
+        let taken: bool = sqlx::query_scalar(
+            "SELECT EXISTS (SELECT 1 FROM users WHERE lower(username) = lower($1))",
+        )
+        .bind(username)
+        .fetch_one(pool)
+        .await?;
+        if taken {
+            tracing::warn!(
+                username,
+                "PAIJU_ADMIN names an existing account with a different password; not \
+                 making it an admin"
+            );
+            return Ok(());
+        }
+        match create(pool, username, password, Role::Admin).await {
+            Ok(_) => {
+                tracing::info!(username, "admin account created");
+                return Ok(());
+            }
+            Err(ApiError::Conflict(_)) => continue,
+            Err(e) => anyhow::bail!("creating the admin account: {e}"),
+        }
+    }
+    anyhow::bail!("could not create or find the admin account {username:?}")
+}
