@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Hostile input: schemathesis (installed from PyPI into target/) generates requests from the
-# served OpenAPI document against a live paiju, authenticated as an admin, and checks that no
+# The OpenAPI document is validated first (scripts/openapi_check.py: openapi-spec-validator, plus
+# operationIds and examples). Then hostile input: schemathesis (both installed from PyPI into
+# target/) generates requests from the served OpenAPI document against a live paiju, authenticated as an admin, and checks that no
 # response is a 5xx and every response matches the document.
 #
 #   scripts/schemathesis.sh [MAX_EXAMPLES_PER_OPERATION]   (default 60)
@@ -15,11 +16,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 examples="${1:-60}"
 venv=target/schemathesis-venv
-if [ ! -x "$venv/bin/schemathesis" ]; then
-  echo "installing schemathesis into $venv"
+if [ ! -x "$venv/bin/schemathesis" ] || [ ! -x "$venv/bin/openapi-spec-validator" ]; then
+  echo "installing schemathesis and openapi-spec-validator into $venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q 'schemathesis>=4,<5'
+  "$venv/bin/pip" install -q 'schemathesis>=4,<5' 'openapi-spec-validator>=0.7,<1'
 fi
+# The document itself first: valid OpenAPI 3.1, an operationId and a valid example everywhere.
+"$venv/bin/python" scripts/openapi_check.py openapi/openapi.json
 cargo build --quiet --bin paiju
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=target/schemathesis-server.log

@@ -12,9 +12,8 @@ use tokio::task::JoinHandle;
 
 use crate::auth::Jwt;
 use crate::config::Config;
-use crate::db::MoveConns;
 use crate::matches::lobby::LobbySettings;
-use crate::matches::notify::Hub;
+use crate::matches::runtime::Runtime;
 use crate::matches::sweeper;
 use crate::metrics::{self, Metrics, RateLimiter};
 use crate::{db, pglocal, routes};
@@ -66,10 +65,10 @@ impl Application {
             }
         };
         let jwt = web::Data::new(Jwt::new(&secret, config.token_ttl));
-        let hub = Hub::default();
+        let runtime = web::Data::new(Runtime::new(pool.clone(), config.db_pool));
         let (stop, stop_rx) = watch::channel(false);
         let background = vec![
-            hub.spawn_listener(pool.clone()),
+            runtime.spawn_listener(),
             tokio::spawn(sweeper::run(pool.clone(), config.sweep_every, stop_rx)),
         ];
 
@@ -77,8 +76,6 @@ impl Application {
             TcpListener::bind(&config.bind).with_context(|| format!("binding {}", config.bind))?;
         let port = listener.local_addr()?.port();
         let pool_data = web::Data::new(pool.clone());
-        let move_conns = web::Data::new(MoveConns::new(pool.clone(), config.db_pool));
-        let hub_data = web::Data::new(hub);
         let metrics = web::Data::new(Metrics::new(routes::pattern_of));
         let limiter = web::Data::new(RateLimiter::new(
             config.auth_per_minute,
@@ -93,9 +90,8 @@ impl Application {
                 .app_data(metrics.clone())
                 .app_data(limiter.clone())
                 .app_data(pool_data.clone())
-                .app_data(move_conns.clone())
                 .app_data(jwt.clone())
-                .app_data(hub_data.clone())
+                .app_data(runtime.clone())
                 .app_data(lobby_data.clone())
                 .configure(routes::configure)
                 .default_service(web::to(routes::no_route))

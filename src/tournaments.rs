@@ -16,7 +16,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::ledger::{self, Party, TxMeta};
 use crate::matches::options::PlatformOptions;
 use crate::matches::table::TournamentSeat;
-use crate::matches::{NewTable, insert_seat, insert_table};
+use crate::matches::table::{NewTable, Table};
 
 const MAX_FEE: i64 = 1_000_000_000;
 
@@ -542,7 +542,7 @@ async fn seat_round(
     .fetch_all(&mut *conn)
     .await?;
     for (table_no, group) in order.chunks(table_size).enumerate() {
-        let mut table = insert_table(
+        let mut table = Table::insert(
             conn,
             NewTable {
                 game,
@@ -559,7 +559,7 @@ async fn seat_round(
             },
         )
         .await?;
-        table.tournament = Some(TournamentSeat {
+        table.set_tournament(TournamentSeat {
             id: t.id,
             round,
             table_no: table_no as i32,
@@ -567,12 +567,9 @@ async fn seat_round(
         });
         for (seat, user) in group.iter().enumerate() {
             let name = names.get(user).map_or("", String::as_str);
-            insert_seat(conn, &mut table, seat, *user, name).await?;
-            if auto.contains(user)
-                && let Some(s) = table.seats[seat].as_mut()
-            {
-                s.auto = true;
-                table.mark_seat(seat);
+            table.seat_player(conn, seat, *user, name).await?;
+            if auto.contains(user) {
+                table.put_in_auto(seat);
             }
         }
         table.advance(conn).await?;
@@ -584,7 +581,7 @@ async fn seat_round(
         .bind(t.id)
         .bind(round)
         .bind(table_no as i32)
-        .bind(table.id)
+        .bind(table.id())
         .bind(group)
         .execute(&mut *conn)
         .await?;

@@ -6,7 +6,7 @@
 //! committed (or as read), and only ever replaced by newer versions.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 
 use uuid::Uuid;
 
@@ -15,35 +15,39 @@ use super::table::Table;
 /// Bound on cached matches; the map is simply emptied when it fills.
 const CAPACITY: usize = 20_000;
 
-static TABLES: LazyLock<Mutex<HashMap<Uuid, Arc<Table>>>> =
-    LazyLock::new(|| Mutex::new(HashMap::new()));
-
-/// The cached match `id` if it is at `version` or newer.
-pub fn at_least(id: Uuid, version: i64) -> Option<Arc<Table>> {
-    find(id, |v| v >= version)
+#[derive(Default)]
+pub struct Tables {
+    map: Mutex<HashMap<Uuid, Arc<Table>>>,
 }
 
-/// The cached match `id` if it is exactly at `version`.
-pub fn exactly(id: Uuid, version: i64) -> Option<Arc<Table>> {
-    find(id, |v| v == version)
-}
-
-fn find(id: Uuid, wanted: impl Fn(i64) -> bool) -> Option<Arc<Table>> {
-    let map = TABLES.lock().ok()?;
-    map.get(&id).filter(|t| wanted(t.version)).cloned()
-}
-
-/// Remembers a committed table, unless a newer version is already held.
-pub fn put(table: Arc<Table>) {
-    let Ok(mut map) = TABLES.lock() else { return };
-    if map
-        .get(&table.id)
-        .is_some_and(|t| t.version >= table.version)
-    {
-        return;
+impl Tables {
+    /// The cached match `id` if it is at `version` or newer.
+    pub fn at_least(&self, id: Uuid, version: i64) -> Option<Arc<Table>> {
+        self.find(id, |v| v >= version)
     }
-    if map.len() >= CAPACITY {
-        map.clear();
+
+    /// The cached match `id` if it is exactly at `version`.
+    pub fn exactly(&self, id: Uuid, version: i64) -> Option<Arc<Table>> {
+        self.find(id, |v| v == version)
     }
-    map.insert(table.id, table);
+
+    fn find(&self, id: Uuid, wanted: impl Fn(i64) -> bool) -> Option<Arc<Table>> {
+        let map = self.map.lock().ok()?;
+        map.get(&id).filter(|t| wanted(t.version())).cloned()
+    }
+
+    /// Remembers a committed table, unless a newer version is already held.
+    pub fn put(&self, table: Arc<Table>) {
+        let Ok(mut map) = self.map.lock() else { return };
+        if map
+            .get(&table.id())
+            .is_some_and(|t| t.version() >= table.version())
+        {
+            return;
+        }
+        if map.len() >= CAPACITY {
+            map.clear();
+        }
+        map.insert(table.id(), table);
+    }
 }

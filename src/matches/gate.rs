@@ -6,42 +6,50 @@
 //! database the queue.
 
 use std::collections::HashMap;
-use std::sync::{Arc, LazyLock, Mutex};
+use std::sync::{Arc, Mutex};
 
 use tokio::sync::OwnedMutexGuard;
 use uuid::Uuid;
 
-type Gates = HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>;
+type Map = HashMap<Uuid, Arc<tokio::sync::Mutex<()>>>;
 
-static GATES: LazyLock<Mutex<Gates>> = LazyLock::new(|| Mutex::new(HashMap::new()));
+/// The gates of this process's matches.
+#[derive(Default)]
+pub struct Gates {
+    map: Mutex<Map>,
+}
 
 /// Held while one request works on a match; dropping it lets the next one in.
-pub struct Gate {
+pub struct Gate<'a> {
+    gates: &'a Gates,
     id: Uuid,
     guard: Option<OwnedMutexGuard<()>>,
 }
 
-/// Waits for this process's turn on match `id`.
-pub async fn enter(id: Uuid) -> Gate {
-    let lock = {
-        let mut gates = GATES.lock().unwrap_or_else(|e| e.into_inner());
-        gates.entry(id).or_default().clone()
-    };
-    Gate {
-        id,
-        guard: Some(lock.lock_owned().await),
+impl Gates {
+    fn map(&self) -> std::sync::MutexGuard<'_, Map> {
+        self.map.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for this process's turn on match `id`.
+    pub async fn enter(&self, id: Uuid) -> Gate<'_> {
+        let lock = self.map().entry(id).or_default().clone();
+        Gate {
+            gates: self,
+            id,
+            guard: Some(lock.lock_owned().await),
+        }
+    }
+
+    /// Whether a request of this process is working on match `id` now.
+    pub fn busy(&self, id: Uuid) -> bool {
+        self.map().contains_key(&id)
     }
 }
 
-/// Whether a request of this process is working on match `id` now.
-pub fn busy(id: Uuid) -> bool {
-    let gates = GATES.lock().unwrap_or_else(|e| e.into_inner());
-    gates.contains_key(&id)
-}
-
-impl Drop for Gate {
+impl Drop for Gate<'_> {
     fn drop(&mut self) {
-        let mut gates = GATES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut gates = self.gates.map();
         drop(self.guard.take());
         // Nobody holds or waits for it (waiters hold a clone): forget the match.
         if gates
@@ -61,17 +69,18 @@ mod tests {
 
     #[tokio::test]
     async fn requests_for_one_match_take_turns_and_the_entry_is_forgotten() {
+        let gates: &'static Gates = Box::leak(Box::default());
         let id = Uuid::new_v4();
-        assert!(!busy(id));
-        let first = enter(id).await;
-        assert!(busy(id));
-        let waiting = tokio::spawn(enter(id));
+        assert!(!gates.busy(id));
+        let first = gates.enter(id).await;
+        assert!(gates.busy(id));
+        let waiting = tokio::spawn(gates.enter(id));
         tokio::time::sleep(Duration::from_millis(20)).await;
         assert!(
             !waiting.is_finished(),
             "the second request waits for the first"
         );
-        let other = tokio::time::timeout(Duration::from_secs(1), enter(Uuid::new_v4())).await;
+        let other = tokio::time::timeout(Duration::from_secs(1), gates.enter(Uuid::new_v4())).await;
         assert!(other.is_ok(), "other matches are not held up");
         drop(first);
         let second = tokio::time::timeout(Duration::from_secs(1), waiting)
@@ -80,6 +89,9 @@ mod tests {
             .unwrap();
         drop(second);
         drop(other);
-        assert!(!busy(id), "forgotten once nobody holds or waits for it");
+        assert!(
+            !gates.busy(id),
+            "forgotten once nobody holds or waits for it"
+        );
     }
 }

@@ -6,7 +6,8 @@ use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use super::options::{CoinRoom, PlatformOptions};
-use super::{NewTable, insert_seat, insert_table, require_coins};
+use super::require_coins;
+use super::table::{NewTable, Table};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult};
 
@@ -138,7 +139,7 @@ async fn make_match(
         room: Some(room),
     };
     let game_options = game.options(players.len(), &json!({}))?;
-    let mut t = insert_table(
+    let mut t = Table::insert(
         conn,
         NewTable {
             game,
@@ -153,18 +154,18 @@ async fn make_match(
     )
     .await?;
     for (seat, (user, name)) in players.iter().enumerate() {
-        require_coins(conn, *user, t.platform.entry_coins()).await?;
-        insert_seat(conn, &mut t, seat, *user, name).await?;
+        require_coins(conn, *user, t.platform().entry_coins()).await?;
+        t.seat_player(conn, seat, *user, name).await?;
     }
     t.advance(conn).await?;
     t.save(conn).await?;
     let users: Vec<Uuid> = players.iter().map(|p| p.0).collect();
     sqlx::query("UPDATE lobby_queue SET match_id = $1 WHERE user_id = ANY($2)")
-        .bind(t.id)
+        .bind(t.id())
         .bind(&users)
         .execute(&mut *conn)
         .await?;
-    tracing::info!(match_id = %t.id, game = game.name(), stake = t.platform.room.as_ref().map_or(0, |r| r.stake), "coin room made");
+    tracing::info!(match_id = %t.id(), game = game.name(), stake = t.platform().room.as_ref().map_or(0, |r| r.stake), "coin room made");
     Ok(())
 }
 

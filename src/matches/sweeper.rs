@@ -4,13 +4,11 @@
 
 use std::time::Duration;
 
-use serde_json::json;
 use sqlx::PgPool;
 use tokio::sync::watch;
 use uuid::Uuid;
 
-use super::autoplay::TIMEOUTS_TO_AUTO;
-use super::table::{ActionKind, Table};
+use super::table::Table;
 use crate::error::ApiError;
 
 /// Runs until `stop` changes.
@@ -82,23 +80,8 @@ async fn sweep_one(pool: &PgPool) -> Result<bool, ApiError> {
 }
 
 async fn play_overdue(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<(), ApiError> {
-    let mut t = Table::load(tx, id, true).await?;
-    for seat in t.state.to_act() {
-        if !t.state.to_act().contains(&seat) {
-            continue;
-        }
-        let action = t.state.auto_action(seat);
-        t.platform_event("timeout", Some(seat), json!({}));
-        t.apply(tx, seat, action, ActionKind::Timeout).await?;
-        if let Some(s) = t.seats[seat].as_mut() {
-            s.timeouts += 1;
-            if s.timeouts >= TIMEOUTS_TO_AUTO && !s.auto {
-                s.auto = true;
-                t.platform_event("auto", Some(seat), json!({ "auto": true }));
-            }
-            t.mark_seat(seat);
-        }
-    }
+    let mut t = Table::lock(tx, id).await?;
+    t.time_out(tx).await?;
     t.advance(tx).await?;
     t.save(tx).await
 }

@@ -8,10 +8,10 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::auth::AuthUser;
-use crate::db::MoveConns;
 use crate::error::{ApiError, ApiResult};
+use crate::matches::runtime::Runtime;
 use crate::matches::view::View;
-use crate::matches::{self, ActionRequest, CreateMatch, JoinMatch, notify::Hub};
+use crate::matches::{self, ActionRequest, CreateMatch, JoinMatch};
 
 const MAX_WAIT_SECS: u64 = 30;
 const MAX_IDEMPOTENCY_KEY: usize = 64;
@@ -78,8 +78,7 @@ pub struct ViewQuery {
 #[get("/v1/matches/{id}")]
 pub async fn show(
     req: HttpRequest,
-    pool: web::Data<PgPool>,
-    hub: web::Data<Hub>,
+    runtime: web::Data<Runtime>,
     user: AuthUser,
     path: web::Path<Uuid>,
     q: web::Query<ViewQuery>,
@@ -101,7 +100,7 @@ pub async fn show(
         }
         (None, None) => None,
     };
-    let view = matches::get(&pool, &hub, &user, path.into_inner(), wait).await?;
+    let view = runtime.get(&user, path.into_inner(), wait).await?;
     let etag = etag(&view);
     let unchanged = req
         .headers()
@@ -119,8 +118,7 @@ pub async fn show(
 #[post("/v1/matches/{id}/actions")]
 pub async fn act(
     req: HttpRequest,
-    conns: web::Data<MoveConns>,
-    hub: web::Data<Hub>,
+    runtime: web::Data<Runtime>,
     user: AuthUser,
     path: web::Path<Uuid>,
     body: web::Json<ActionRequest>,
@@ -145,15 +143,9 @@ pub async fn act(
             "action must be an object like {\"type\": \"…\", …}".into(),
         ));
     }
-    let view = matches::act(
-        &conns,
-        &hub,
-        &user,
-        path.into_inner(),
-        body.into_inner(),
-        key,
-    )
-    .await?;
+    let view = runtime
+        .act(&user, path.into_inner(), body.into_inner(), key)
+        .await?;
     Ok(view_response(view))
 }
 

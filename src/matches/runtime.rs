@@ -1,0 +1,285 @@
+//! The per-process match runtime: what one server process keeps beside the database to serve
+//! moves and long-polls fast, owned by one object (created at start, handed to the routes):
+//! - `hub`: the newest committed version of each match, kept by PostgreSQL's notifications;
+//! - `tables`: the newest committed table of each match, parsed (`cache`);
+//! - `gates`: one move at a time per match in this process (`gate`);
+//! - `conns`: the moves' own connections (`db::MoveConns`).
+//!
+//! Nothing here is needed for correctness across processes (the row lock and the version
+//! check are); it spares the database work. A long-poll never takes a move's gate: it waits
+//! for the table a move stores.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use sqlx::{Connection, PgConnection, PgPool};
+use tokio::sync::Notify;
+use uuid::Uuid;
+
+use super::ActionRequest;
+use super::cache::Tables;
+use super::gate::Gates;
+use super::notify::{self, Hub};
+use super::table::{Status, Table};
+use super::view::View;
+use crate::auth::AuthUser;
+use crate::db::MoveConns;
+use crate::error::{ApiError, ApiResult};
+
+/// How long a long-poll that heard of a version committed by a move of this process waits for
+/// that move to store its table before reading the row itself.
+const STORE_WAIT: Duration = Duration::from_millis(500);
+
+pub struct Runtime {
+    pool: PgPool,
+    hub: Hub,
+    tables: Tables,
+    gates: Gates,
+    conns: MoveConns,
+    /// Woken whenever a move stores its committed table.
+    stored: Notify,
+}
+
+enum Acted {
+    /// The move was applied: the table to publish once committed, and the caller's view.
+    Applied(Box<Table>, View),
+    /// A retry of a request already answered (Idempotency-Key): its stored answer.
+    Replayed(View),
+}
+
+impl Runtime {
+    /// A runtime whose moves use at most `move_conns` connections of their own.
+    pub fn new(pool: PgPool, move_conns: u32) -> Runtime {
+        Runtime {
+            conns: MoveConns::new(pool.clone(), move_conns),
+            pool,
+            hub: Hub::default(),
+            tables: Tables::default(),
+            gates: Gates::default(),
+            stored: Notify::new(),
+        }
+    }
+
+    /// Follows the database's notifications of new versions until the process ends.
+    pub fn spawn_listener(&self) -> tokio::task::JoinHandle<()> {
+        self.hub.spawn_listener(self.pool.clone())
+    }
+
+    /// A move at a version below one this process has seen committed is certainly a 409:
+    /// answer it from the cached row instead of queueing for the row lock behind the move that
+    /// won. Tournament tables are left to the locked path, which checks escapes first.
+    fn refuse_if_surely_stale(&self, user: &AuthUser, id: Uuid, version: i64) -> ApiResult<()> {
+        let Some(t) = self.tables.at_least(id, version + 1) else {
+            return Ok(());
+        };
+        if t.tournament_id().is_none() && t.seat_of(user.id).is_some() {
+            return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
+        }
+        Ok(())
+    }
+
+    /// One client action, with optional idempotent replay.
+    pub async fn act(
+        &self,
+        user: &AuthUser,
+        id: Uuid,
+        req: ActionRequest,
+        idempotency_key: Option<String>,
+    ) -> ApiResult<View> {
+        // Moves of this match sent to this process take turns here rather than at the row lock.
+        let _gate = self.gates.enter(id).await;
+        // A retry with an Idempotency-Key carries the version it was first sent at: only
+        // requests without one can be refused before the idempotency lookup.
+        if idempotency_key.is_none() {
+            self.refuse_if_surely_stale(user, id, req.version)?;
+        }
+        let mut conn = self.conns.acquire().await?;
+        let mut tx = conn.begin().await?;
+        let acted = match self.act_in(&mut tx, user, id, req, idempotency_key).await {
+            Ok(acted) => acted,
+            Err(e) => {
+                // A refused move ends its transaction here, so its connection comes back clean.
+                if tx.rollback().await.is_ok() {
+                    conn.release();
+                }
+                return Err(e);
+            }
+        };
+        tx.commit().await?;
+        conn.release();
+        match acted {
+            Acted::Applied(t, view) => {
+                // The table first, so that waiters woken by the news find it.
+                let version = t.version();
+                self.tables.put(Arc::new(*t));
+                self.stored.notify_waiters();
+                self.hub.publish(id, version);
+                Ok(view)
+            }
+            Acted::Replayed(view) => Ok(view),
+        }
+    }
+
+    /// One move inside its transaction; nothing is committed here.
+    async fn act_in(
+        &self,
+        tx: &mut PgConnection,
+        user: &AuthUser,
+        id: Uuid,
+        req: ActionRequest,
+        idempotency_key: Option<String>,
+    ) -> ApiResult<Acted> {
+        if let Some(key) = &idempotency_key {
+            let fingerprint = json!({ "match_id": id, "request": req });
+            let fresh = sqlx::query(
+                "INSERT INTO idempotency (user_id, key, request) VALUES ($1, $2, $3)
+                 ON CONFLICT DO NOTHING",
+            )
+            .bind(user.id)
+            .bind(key)
+            .bind(&fingerprint)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected()
+                == 1;
+            if !fresh {
+                let (request, body): (Value, Option<Value>) = sqlx::query_as(
+                    "SELECT request, body FROM idempotency WHERE user_id = $1 AND key = $2",
+                )
+                .bind(user.id)
+                .bind(key)
+                .fetch_one(&mut *tx)
+                .await?;
+                if request != fingerprint {
+                    return Err(ApiError::Validation(
+                        "this Idempotency-Key was already used for a different request".into(),
+                    ));
+                }
+                return match body {
+                    Some(body) => View::from_stored(&body)
+                        .map(Acted::Replayed)
+                        .ok_or_else(|| {
+                            ApiError::Internal(anyhow::anyhow!(
+                                "a stored idempotent answer lacks its id or version"
+                            ))
+                        }),
+                    None => Err(ApiError::Conflict(
+                        "the first request with this Idempotency-Key is still running".into(),
+                    )),
+                };
+            }
+        }
+        let mut t = Table::lock_reusing(&mut *tx, id, |version| {
+            self.tables.exactly(id, version).map(|t| t.fork())
+        })
+        .await?;
+        let seat = t
+            .seat_of(user.id)
+            .ok_or_else(|| ApiError::Forbidden("you are not seated at this match".into()))?;
+        if let Some(tid) = t.tournament_id()
+            && crate::players::escaped_tournament(&mut *tx, tid, user.id).await?
+        {
+            return Err(ApiError::Forbidden(
+                "you left this tournament table; its seat is played automatically now".into(),
+            ));
+        }
+        if req.version != t.version() {
+            return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
+        }
+        if t.status() != Status::Playing {
+            return Err(ApiError::Illegal(format!(
+                "the match is {}, not playing",
+                t.status().as_str()
+            )));
+        }
+        t.act_for(&mut *tx, seat, req.action).await?;
+        t.advance(&mut *tx).await?;
+        t.save(&mut *tx).await?;
+        let view = t.view(Some(user.id));
+        if let Some(key) = &idempotency_key {
+            sqlx::query(
+                "UPDATE idempotency SET status = 200, body = $3 WHERE user_id = $1 AND key = $2",
+            )
+            .bind(user.id)
+            .bind(key)
+            .bind(sqlx::types::Json(&view))
+            .execute(&mut *tx)
+            .await?;
+        }
+        Ok(Acted::Applied(Box::new(t), view))
+    }
+
+    /// The caller's view; with `wait`, waits (up to its timeout) for a version after its first.
+    pub async fn get(
+        &self,
+        user: &AuthUser,
+        id: Uuid,
+        wait: Option<(i64, Duration)>,
+    ) -> ApiResult<View> {
+        let mut newer: Option<i64> = None;
+        if let Some((after, timeout)) = wait {
+            let mut rx = self.hub.subscribe(id);
+            let until = tokio::time::Instant::now() + timeout;
+            loop {
+                let mut version = *rx.borrow_and_update();
+                if version == notify::UNKNOWN {
+                    version = sqlx::query_scalar("SELECT version FROM matches WHERE id = $1")
+                        .bind(id)
+                        .fetch_optional(&self.pool)
+                        .await?
+                        .ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+                    // Wakes `rx` too, so the next turn of the loop reads whichever is newer.
+                    self.hub.publish(id, version);
+                }
+                if version > after {
+                    newer = Some(version);
+                    break;
+                }
+                // At the timeout the answer comes from the database (below), not from what
+                // this process was told.
+                match tokio::time::timeout_at(until, rx.changed()).await {
+                    Ok(Ok(())) => {}
+                    _ => break,
+                }
+            }
+        }
+        // A committed version's content never changes, and any version past `after` answers a
+        // long-poll: a cached table that new is as good as the database's row.
+        let cached = match newer {
+            Some(v) => self.stored_at_least(id, v).await,
+            None => None,
+        };
+        let t = match cached {
+            Some(t) => t,
+            None => {
+                let mut conn = self.pool.acquire().await?;
+                let t = Arc::new(Table::read(&mut conn, id).await?);
+                self.tables.put(t.clone());
+                t
+            }
+        };
+        Ok(t.view(Some(user.id)))
+    }
+
+    /// The cached table of match `id` at `version` or newer. The notification can overtake
+    /// the commit's reply to the move's own request in this process: while such a move is
+    /// under way here, wait (briefly) for it to store its table. (A move that waits for
+    /// another process's row lock is not waited for long: the database answers then.)
+    async fn stored_at_least(&self, id: Uuid, version: i64) -> Option<Arc<Table>> {
+        let until = tokio::time::Instant::now() + STORE_WAIT;
+        loop {
+            let stored = self.stored.notified();
+            tokio::pin!(stored);
+            // Registered before looking, so a store between the look and the wait still wakes.
+            stored.as_mut().enable();
+            let found = self.tables.at_least(id, version);
+            if found.is_some() || !self.gates.busy(id) {
+                return found;
+            }
+            if tokio::time::timeout_at(until, stored).await.is_err() {
+                return self.tables.at_least(id, version);
+            }
+        }
+    }
+}

@@ -1,0 +1,326 @@
+//! A match loaded inside one database transaction: the only place that drives a game engine.
+//! Client actions, joins, leaves and the deadline sweeper all go through `Table`, so an
+//! automatic action takes exactly the path of a client's.
+
+use chrono::{DateTime, Utc};
+use games::cards::Card;
+use games::engine::{Ctx, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
+use games::shuffle::{Seed, commitment, hand_seed, shuffle};
+use games::{DynGame, DynState};
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::{Value, json};
+use sqlx::postgres::PgRow;
+use sqlx::types::Json;
+use sqlx::{PgConnection, Row};
+use uuid::Uuid;
+
+use super::options::{CoinRoom, PlatformOptions};
+use super::view::View;
+use super::{autoplay, room};
+use crate::error::ApiError;
+use crate::ledger::{self, Party, TxMeta};
+
+mod money;
+mod play;
+mod render;
+mod store;
+
+pub use store::NewTable;
+
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+pub struct SeatRow {
+    pub seat: usize,
+    pub user_id: Uuid,
+    pub username: String,
+    pub auto: bool,
+    pub timeouts: i32,
+}
+
+/// Where a tournament table sits in its tournament, shown on the table (the seed's playing
+/// screen shows 奖池总数). Fixed for the table's life: a table plays one round, and the pool is
+/// fixed when the tournament starts.
+#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+pub struct TournamentSeat {
+    pub id: Uuid,
+    pub round: i32,
+    pub table_no: i32,
+    pub prize_pool: i64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Status {
+    Waiting,
+    Playing,
+    Finished,
+    Aborted,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Waiting => "waiting",
+            Status::Playing => "playing",
+            Status::Finished => "finished",
+            Status::Aborted => "aborted",
+        }
+    }
+    fn parse(s: &str) -> Status {
+        match s {
+            "playing" => Status::Playing,
+            "finished" => Status::Finished,
+            "aborted" => Status::Aborted,
+            _ => Status::Waiting,
+        }
+    }
+}
+
+/// How an action came to be applied; stored with it for replays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ActionKind {
+    Client,
+    Timeout,
+    Auto,
+}
+
+impl ActionKind {
+    fn as_str(self) -> &'static str {
+        match self {
+            ActionKind::Client => "action",
+            ActionKind::Timeout => "timeout",
+            ActionKind::Auto => "auto",
+        }
+    }
+}
+
+struct PendingEvent {
+    hand_no: i32,
+    kind: String,
+    seat: Option<i32>,
+    data: Value,
+    visible_to: Option<Vec<Uuid>>,
+}
+
+struct PendingAction {
+    hand_no: i32,
+    seat: i32,
+    kind: &'static str,
+    action: Option<Value>,
+    now_ms: i64,
+}
+
+pub struct Table {
+    id: Uuid,
+    game: &'static dyn DynGame,
+    seat_count: usize,
+    options: Value,
+    platform: PlatformOptions,
+    status: Status,
+    version: i64,
+    last_seq: i64,
+    action_no: i64,
+    state: Box<dyn DynState>,
+    deadline_at: Option<DateTime<Utc>>,
+    tournament_id: Option<Uuid>,
+    tournament: Option<TournamentSeat>,
+    fixed_seed: Option<Vec<u8>>,
+    fixed_deck: Option<Vec<Card>>,
+    commitment: Option<String>,
+    last_result: Option<Value>,
+    seats: Vec<Option<SeatRow>>,
+    now: DateTime<Utc>,
+    events: Vec<PendingEvent>,
+    actions: Vec<PendingAction>,
+    dirty_seats: Vec<usize>,
+}
+
+impl Table {
+    /// An independent copy of a committed table, to change in a new transaction.
+    pub fn fork(&self) -> Table {
+        Table {
+            id: self.id,
+            game: self.game,
+            seat_count: self.seat_count,
+            options: self.options.clone(),
+            platform: self.platform.clone(),
+            status: self.status,
+            version: self.version,
+            last_seq: self.last_seq,
+            action_no: self.action_no,
+            state: self.state.fork(),
+            deadline_at: self.deadline_at,
+            tournament_id: self.tournament_id,
+            tournament: self.tournament.clone(),
+            fixed_seed: self.fixed_seed.clone(),
+            fixed_deck: self.fixed_deck.clone(),
+            commitment: self.commitment.clone(),
+            last_result: self.last_result.clone(),
+            seats: self.seats.clone(),
+            now: Utc::now(),
+            events: Vec::new(),
+            actions: Vec::new(),
+            dirty_seats: Vec::new(),
+        }
+    }
+
+    pub fn seat_of(&self, user: Uuid) -> Option<SeatNo> {
+        self.seats
+            .iter()
+            .position(|s| s.as_ref().is_some_and(|s| s.user_id == user))
+    }
+
+    pub fn full(&self) -> bool {
+        self.seats.iter().all(Option::is_some)
+    }
+
+    fn ctx(&self) -> Ctx {
+        Ctx {
+            now_ms: self.now.timestamp_millis(),
+        }
+    }
+
+    fn hand_no(&self) -> i32 {
+        self.state.hand_no() as i32
+    }
+
+    pub fn id(&self) -> Uuid {
+        self.id
+    }
+
+    pub fn version(&self) -> i64 {
+        self.version
+    }
+
+    pub fn status(&self) -> Status {
+        self.status
+    }
+
+    pub fn seat_count(&self) -> usize {
+        self.seat_count
+    }
+
+    pub fn platform(&self) -> &PlatformOptions {
+        &self.platform
+    }
+
+    pub fn tournament_id(&self) -> Option<Uuid> {
+        self.tournament_id
+    }
+
+    /// Whether the match has dealt its first hand.
+    pub fn started(&self) -> bool {
+        self.state.hand_no() > 0
+    }
+
+    pub fn seat(&self, seat: SeatNo) -> Option<&SeatRow> {
+        self.seats.get(seat).and_then(Option::as_ref)
+    }
+
+    /// The first free seat.
+    pub fn free_seat(&self) -> Option<SeatNo> {
+        self.seats.iter().position(Option::is_none)
+    }
+
+    /// Places a new tournament table in its tournament (shown in its view).
+    pub fn set_tournament(&mut self, at: TournamentSeat) {
+        self.tournament = Some(at);
+    }
+
+    /// A change of the platform's (a join, a leave, a resume): one new version and the event
+    /// that says what changed, always together.
+    pub fn record(&mut self, kind: &str, seat: Option<SeatNo>, data: Value) {
+        self.platform_event(kind, seat, data);
+        self.version += 1;
+    }
+
+    /// Seats a player (the caller checked that the seat is free and the player may sit).
+    pub async fn seat_player(
+        &mut self,
+        conn: &mut PgConnection,
+        seat: SeatNo,
+        user_id: Uuid,
+        username: &str,
+    ) -> Result<(), ApiError> {
+        sqlx::query("INSERT INTO match_seats (match_id, seat, user_id) VALUES ($1, $2, $3)")
+            .bind(self.id)
+            .bind(seat as i32)
+            .bind(user_id)
+            .execute(&mut *conn)
+            .await?;
+        self.seats[seat] = Some(SeatRow {
+            seat,
+            user_id,
+            username: username.to_string(),
+            auto: false,
+            timeouts: 0,
+        });
+        self.record(
+            "joined",
+            Some(seat),
+            json!({ "user_id": user_id, "username": username }),
+        );
+        Ok(())
+    }
+
+    /// Frees a seat: `left` before the first deal, `escaped` (逃跑, after the engine's
+    /// `leave`) during play. A table left by everyone before its first deal is aborted.
+    pub async fn unseat(&mut self, conn: &mut PgConnection, seat: SeatNo) -> Result<(), ApiError> {
+        let Some(user) = self.seat(seat).map(|s| s.user_id) else {
+            return Ok(());
+        };
+        let started = self.started();
+        if started {
+            self.escape(conn, seat).await?;
+        }
+        sqlx::query("DELETE FROM match_seats WHERE match_id = $1 AND seat = $2")
+            .bind(self.id)
+            .bind(seat as i32)
+            .execute(&mut *conn)
+            .await?;
+        self.seats[seat] = None;
+        self.record(
+            if started { "escaped" } else { "left" },
+            Some(seat),
+            json!({ "user_id": user }),
+        );
+        if !started && self.seats.iter().all(Option::is_none) {
+            self.status = Status::Aborted;
+        }
+        Ok(())
+    }
+
+    /// Records a platform event (joins, leaves, timeouts) visible to everyone, as part of a
+    /// change that bumps the version itself (an action, a deal).
+    fn platform_event(&mut self, kind: &str, seat: Option<SeatNo>, data: Value) {
+        self.events.push(PendingEvent {
+            hand_no: self.hand_no(),
+            kind: kind.to_string(),
+            seat: seat.map(|s| s as i32),
+            data,
+            visible_to: None,
+        });
+    }
+
+    fn mark_seat(&mut self, seat: SeatNo) {
+        if !self.dirty_seats.contains(&seat) {
+            self.dirty_seats.push(seat);
+        }
+    }
+
+    fn user_at(&self, seat: SeatNo) -> Result<Uuid, ApiError> {
+        self.seats
+            .get(seat)
+            .and_then(|s| s.as_ref())
+            .map(|s| s.user_id)
+            .ok_or_else(|| {
+                ApiError::Internal(anyhow::anyhow!(
+                    "match {}: money for empty seat {seat}",
+                    self.id
+                ))
+            })
+    }
+
+    fn seated_users(&self) -> Vec<Uuid> {
+        self.seats.iter().flatten().map(|s| s.user_id).collect()
+    }
+}

@@ -1,0 +1,354 @@
+//! Driving the engine: client and automatic actions, 逃跑, dealing, and everything that
+//! happens without a client between them (`advance`).
+
+use super::*;
+
+/// Bound on automatic steps in one transaction, so that one request or sweep does bounded
+/// work; a table stopped by it is due at once and the sweeper goes on with it.
+const MAX_AUTO_STEPS: usize = 2_000;
+
+/// Why `advance` stopped, which decides the deadline it leaves.
+enum Stop {
+    /// Nothing to wait for: the match is waiting for players, or over.
+    Idle,
+    /// Seats not in 托管 must act.
+    Turn,
+    /// A hand was dealt and played out by automatic actions alone: the next one at the next
+    /// deadline.
+    Paced,
+    /// Everyone is in 托管 at a table that does not play on alone.
+    Paused,
+    /// `MAX_AUTO_STEPS` reached.
+    Bound,
+}
+
+fn secs(n: u32) -> chrono::Duration {
+    chrono::Duration::seconds(n.into())
+}
+
+impl Table {
+    /// A client's action for `seat`, or its `resume`: either ends the seat's 托管 and its count
+    /// of timeouts in a row.
+    pub async fn act_for(
+        &mut self,
+        conn: &mut PgConnection,
+        seat: SeatNo,
+        action: Value,
+    ) -> Result<(), ApiError> {
+        if action.get("type").and_then(Value::as_str) == Some("resume") {
+            if !self.seat(seat).is_some_and(|s| s.auto) {
+                return Err(ApiError::Illegal(
+                    "resume ends automatic play (托管), and your seat is not in it".into(),
+                ));
+            }
+            self.record("resumed", Some(seat), json!({}));
+        } else {
+            self.apply(conn, seat, action, ActionKind::Client).await?;
+        }
+        if let Some(s) = self.seats[seat].as_mut()
+            && (s.auto || s.timeouts != 0)
+        {
+            s.auto = false;
+            s.timeouts = 0;
+            self.mark_seat(seat);
+        }
+        Ok(())
+    }
+
+    /// The sweeper found the deadline passed: every seat still to act plays its automatic
+    /// action, and a seat that timed out `TIMEOUTS_TO_AUTO` times in a row enters 托管.
+    pub async fn time_out(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        for seat in self.state.to_act() {
+            // An earlier seat's action may have closed this seat's wait.
+            if !self.state.to_act().contains(&seat) {
+                continue;
+            }
+            let action = self.state.auto_action(seat);
+            self.platform_event("timeout", Some(seat), json!({}));
+            self.apply(conn, seat, action, ActionKind::Timeout).await?;
+            let Some(s) = self.seats[seat].as_mut() else {
+                continue;
+            };
+            s.timeouts += 1;
+            let enters = s.timeouts >= autoplay::TIMEOUTS_TO_AUTO && !s.auto;
+            s.auto |= enters;
+            self.mark_seat(seat);
+            if enters {
+                self.platform_event("auto", Some(seat), json!({ "auto": true }));
+            }
+        }
+        Ok(())
+    }
+
+    /// Puts a seat in 托管 without timeouts: a tournament escaper's seat, or a player who was
+    /// in 托管 at their previous tournament table.
+    pub fn put_in_auto(&mut self, seat: SeatNo) {
+        if let Some(s) = self.seats[seat].as_mut() {
+            s.auto = true;
+            self.mark_seat(seat);
+        }
+    }
+
+    /// Applies one action for `seat` through the engine and carries out its outcome.
+    async fn apply(
+        &mut self,
+        conn: &mut PgConnection,
+        seat: SeatNo,
+        action: Value,
+        kind: ActionKind,
+    ) -> Result<(), ApiError> {
+        let hand_no = self.hand_no();
+        let outcome = self.state.apply(seat, &action, self.ctx())?;
+        self.actions.push(PendingAction {
+            hand_no,
+            seat: seat as i32,
+            kind: kind.as_str(),
+            action: Some(action),
+            now_ms: self.ctx().now_ms,
+        });
+        self.version += 1;
+        self.carry_out(conn, outcome).await
+    }
+
+    /// 逃跑: a seated player leaves a match in progress.
+    pub(super) async fn escape(
+        &mut self,
+        conn: &mut PgConnection,
+        seat: SeatNo,
+    ) -> Result<(), ApiError> {
+        let hand_no = self.hand_no();
+        let outcome = self.state.leave(seat, self.ctx());
+        self.actions.push(PendingAction {
+            hand_no,
+            seat: seat as i32,
+            kind: "leave",
+            action: None,
+            now_ms: self.ctx().now_ms,
+        });
+        self.version += 1;
+        self.carry_out(conn, outcome).await
+    }
+
+    /// Runs everything that happens without a client: dealing when every seat is taken,
+    /// playing seats in 托管 (and empty seats) at once, finishing. Then sets the deadline.
+    ///
+    /// Every way out leaves a table whose play is not over with a deadline the sweeper follows
+    /// (docs/rules/README.md § Tables nobody plays): a seat's turn, the next hand of a table where
+    /// everyone is in 托管 (one hand per transaction, paced by the turn time), the end of a
+    /// pause, or "now" when one transaction's bound on automatic steps was reached.
+    pub async fn advance(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        // The sweeper came for a table stopped between hands (paced or paused).
+        let entered_due = self.state.stage() == Stage::NeedsDeal
+            && self.deadline_at.is_some_and(|d| d <= self.now);
+        let entered_pause = match self.deadline_at {
+            Some(d) if d > self.now && self.state.stage() == Stage::NeedsDeal => Some(d),
+            _ => None,
+        };
+        let mut dealt = false;
+        // Whether automatic actions played in the hand dealt last (a hand the engine ends at
+        // the deal itself, like 打炸's 摊牌, needs none).
+        let mut auto_played = false;
+        let mut stop = Stop::Bound;
+        for _ in 0..MAX_AUTO_STEPS {
+            match self.state.stage() {
+                Stage::Finished => {
+                    self.status = Status::Finished;
+                    stop = Stop::Idle;
+                    break;
+                }
+                Stage::NeedsDeal => {
+                    let hands_done = self.state.hand_no();
+                    if self.platform.hands.is_some_and(|h| hands_done >= h) {
+                        self.status = Status::Finished;
+                        stop = Stop::Idle;
+                        break;
+                    }
+                    if !self.full() {
+                        self.status = Status::Waiting;
+                        stop = Stop::Idle;
+                        break;
+                    }
+                    if let Some(room) = self.platform.room.clone()
+                        && self.room_must_dissolve(conn, &room).await?
+                    {
+                        self.status = Status::Finished;
+                        stop = Stop::Idle;
+                        break;
+                    }
+                    let next = autoplay::between_hands(
+                        &self.platform,
+                        autoplay::Between {
+                            hands_done,
+                            everyone_away: hands_done > 0
+                                && self.seats.iter().flatten().all(|s| s.auto),
+                            played_out_automatically: dealt && auto_played,
+                            due: entered_due,
+                        },
+                    );
+                    self.status = Status::Playing;
+                    match next {
+                        autoplay::Next::Deal => {}
+                        autoplay::Next::Pace => {
+                            stop = Stop::Paced;
+                            break;
+                        }
+                        autoplay::Next::Pause => {
+                            stop = Stop::Paused;
+                            break;
+                        }
+                        autoplay::Next::Abandon => {
+                            self.status = Status::Finished;
+                            self.platform_event(
+                                "abandoned",
+                                None,
+                                json!({ "reason": "every player stayed away" }),
+                            );
+                            stop = Stop::Idle;
+                            break;
+                        }
+                    }
+                    self.deal(conn).await?;
+                    dealt = true;
+                    auto_played = false;
+                }
+                Stage::InHand => {
+                    self.status = Status::Playing;
+                    let auto: Vec<SeatNo> = self
+                        .state
+                        .to_act()
+                        .into_iter()
+                        .filter(|&s| self.seats[s].as_ref().is_none_or(|r| r.auto))
+                        .collect();
+                    if auto.is_empty() {
+                        stop = if self.state.to_act().is_empty() {
+                            Stop::Idle
+                        } else {
+                            Stop::Turn
+                        };
+                        break;
+                    }
+                    for seat in auto {
+                        if self.state.to_act().contains(&seat) {
+                            let action = self.state.auto_action(seat);
+                            self.apply(conn, seat, action, ActionKind::Auto).await?;
+                            auto_played = true;
+                        }
+                    }
+                }
+            }
+        }
+        let turn = self.platform.turn_timeout_secs;
+        self.deadline_at = match stop {
+            Stop::Idle => None,
+            Stop::Turn => Some(self.now + secs(self.state.wait_secs(turn))),
+            Stop::Paced => Some(self.now + secs(autoplay::PACE_SECS.min(turn))),
+            Stop::Paused => Some(entered_pause.unwrap_or(self.now + secs(autoplay::PAUSE_SECS))),
+            Stop::Bound => Some(self.now),
+        };
+        Ok(())
+    }
+
+    pub(super) async fn deal(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        let hand_no = self.state.hand_no() + 1;
+        let seed: Seed = match &self.fixed_seed {
+            Some(s) => {
+                let fixed: Seed = s.as_slice().try_into().map_err(|_| {
+                    ApiError::Internal(anyhow::anyhow!(
+                        "match {}: stored seed is not 32 bytes",
+                        self.id
+                    ))
+                })?;
+                hand_seed(&fixed, hand_no)
+            }
+            None => {
+                let mut seed = [0u8; 32];
+                getrandom::fill(&mut seed)
+                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("OS randomness: {e}")))?;
+                seed
+            }
+        };
+        let (deck, deck_fixed) = match (&self.fixed_deck, hand_no) {
+            (Some(d), 1) => (d.clone(), true),
+            _ => {
+                let mut d = self
+                    .game
+                    .deck(&PlatformOptions::game_part(&self.options))
+                    .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
+                shuffle(&mut d, &seed);
+                (d, false)
+            }
+        };
+        let users = self.seated_users();
+        if let Some(room) = &self.platform.room
+            && room.room_fee > 0
+            && (hand_no - 1).is_multiple_of(room.hands_per_game)
+        {
+            let meta = TxMeta {
+                reason: "room_fee",
+                match_id: Some(self.id),
+                tournament_id: self.tournament_id,
+                hand_no: Some(hand_no as i32),
+                note: Some(format!("局 {}", (hand_no - 1) / room.hands_per_game + 1)),
+            };
+            let mut legs: Vec<(Party, i64)> = users
+                .iter()
+                .map(|&u| (Party::User(u), -room.room_fee))
+                .collect();
+            legs.push((Party::House, room.room_fee * users.len() as i64));
+            ledger::transfer(conn, &meta, &legs).await?;
+        }
+        let rows: Vec<(Uuid, i64, i64)> = sqlx::query_as(
+            "SELECT a.user_id, a.balance, COALESCE(s.points, 0)
+               FROM accounts a LEFT JOIN scores s ON s.user_id = a.user_id AND s.game = $2
+              WHERE a.user_id = ANY($1)",
+        )
+        .bind(&users)
+        .bind(self.game.name())
+        .fetch_all(&mut *conn)
+        .await?;
+        let lookup = |u: Uuid| {
+            rows.iter()
+                .find(|r| r.0 == u)
+                .map(|r| (r.1, r.2))
+                .unwrap_or((0, 0))
+        };
+        let (wallets, scores): (Vec<i64>, Vec<i64>) = users.iter().map(|&u| lookup(u)).unzip();
+        let start_state = self.state.save();
+        let ctx = self.ctx();
+        let outcome = self.state.start_hand(HandStart {
+            deck: deck.clone(),
+            ctx,
+            wallets: wallets.clone(),
+            scores: scores.clone(),
+        });
+        let commit = commitment(&seed);
+        sqlx::query(
+            "INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
+                                scores, start_ms)
+             VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)",
+        )
+        .bind(self.id)
+        .bind(hand_no as i32)
+        .bind(if deck_fixed {
+            None
+        } else {
+            Some(seed.to_vec())
+        })
+        .bind(&commit)
+        .bind(json!({ "cards": deck, "fixed": deck_fixed }))
+        .bind(&start_state)
+        .bind(json!(wallets))
+        .bind(json!(scores))
+        .bind(ctx.now_ms)
+        .execute(&mut *conn)
+        .await?;
+        self.commitment = Some(commit.clone());
+        self.version += 1;
+        self.platform_event(
+            "shuffle_committed",
+            None,
+            json!({ "hand_no": hand_no, "shuffle_commitment": commit }),
+        );
+        self.carry_out(conn, outcome).await
+    }
+}
