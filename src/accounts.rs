@@ -133,19 +133,15 @@ pub struct Profile {
     pub scores: Value,
 }
 
-pub async fn profile(pool: &PgPool, id: Uuid) -> ApiResult<Profile> {
-    let row: Option<(String, String, i64, Value)> = sqlx::query_as(
-        "SELECT u.username, u.role, a.balance,
-                COALESCE((SELECT jsonb_object_agg(s.game, s.points) FROM scores s
-                           WHERE s.user_id = u.id), '{}'::jsonb)
-           FROM users u JOIN accounts a ON a.user_id = u.id WHERE u.id = $1",
-    )
-    .bind(id)
-    .fetch_optional(pool)
-    .await?;
-    let (username, role, coins, scores) =
-        row.ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
-    Ok(Profile {
+const SELECT_PROFILE: &str = "SELECT u.id, u.username, u.role, a.balance,
+        COALESCE((SELECT jsonb_object_agg(s.game, s.points) FROM scores s
+                   WHERE s.user_id = u.id), '{}'::jsonb)
+   FROM users u JOIN accounts a ON a.user_id = u.id";
+
+type ProfileRow = (Uuid, String, String, i64, Value);
+
+fn to_profile((id, username, role, coins, scores): ProfileRow) -> Profile {
+    Profile {
         id,
         username,
         role,
@@ -155,7 +151,36 @@ pub async fn profile(pool: &PgPool, id: Uuid) -> ApiResult<Profile> {
         } else {
             Value::Object(Map::new())
         },
-    })
+    }
+}
+
+/// The caller's own profile; 401 when the token outlived its account.
+pub async fn profile(pool: &PgPool, id: Uuid) -> ApiResult<Profile> {
+    find(pool, id)
+        .await?
+        .ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))
+}
+
+/// Account `id`'s profile, if it exists.
+pub async fn find(pool: &PgPool, id: Uuid) -> ApiResult<Option<Profile>> {
+    let row: Option<ProfileRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT_PROFILE} WHERE u.id = $1"
+    )))
+    .bind(id)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(to_profile))
+}
+
+/// The account called `username` (case-insensitively), if any.
+pub async fn find_by_name(pool: &PgPool, username: &str) -> ApiResult<Option<Profile>> {
+    let row: Option<ProfileRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+        "{SELECT_PROFILE} WHERE lower(u.username) = lower($1)"
+    )))
+    .bind(username)
+    .fetch_optional(pool)
+    .await?;
+    Ok(row.map(to_profile))
 }
 
 /// Gives account `id` a role (effective on its next token, and at once for role-gated routes,

@@ -39,6 +39,9 @@ pub enum ApiError {
     Conflict(String),
     #[error("{0}")]
     PayloadTooLarge(String),
+    /// The path is served, not with this method (405, with `Allow`).
+    #[error("{0}")]
+    MethodNotAllowed(String),
     #[error("{0}")]
     Unavailable(String),
     #[error(transparent)]
@@ -64,6 +67,7 @@ impl ApiError {
             ApiError::RateLimited(_) => "rate_limited",
             ApiError::Conflict(_) => "conflict",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
+            ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::Unavailable(_) => "unavailable",
             ApiError::Internal(_) => "internal",
         }
@@ -86,6 +90,7 @@ impl ApiError {
             ApiError::RateLimited(_) => "Too many requests",
             ApiError::Conflict(_) => "Conflict",
             ApiError::PayloadTooLarge(_) => "Payload too large",
+            ApiError::MethodNotAllowed(_) => "Method not allowed",
             ApiError::Unavailable(_) => "Service unavailable",
             ApiError::Internal(_) => "Internal error",
         }
@@ -149,6 +154,7 @@ impl ResponseError for ApiError {
             | ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }

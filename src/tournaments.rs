@@ -36,6 +36,28 @@ pub struct CreateTournament {
 pub struct ListQuery {
     pub status: Option<String>,
     pub game: Option<String>,
+    /// 1–200, default 50.
+    pub limit: Option<i64>,
+    /// The `next_before` of the previous page.
+    pub before: Option<String>,
+}
+
+/// A position in the list (newest start first): the start time and id of the last row shown.
+fn cursor(t: &TournamentRow) -> String {
+    format!("{}_{}", t.starts_at.timestamp_micros(), t.id)
+}
+
+fn parse_cursor(c: &str) -> ApiResult<(DateTime<Utc>, Uuid)> {
+    c.split_once('_')
+        .and_then(|(at, id)| {
+            let at = DateTime::from_timestamp_micros(at.parse().ok()?)?;
+            Some((at, id.parse().ok()?))
+        })
+        .ok_or_else(|| {
+            ApiError::Validation(format!(
+                "before must be the next_before of an earlier page, got {c:?}"
+            ))
+        })
 }
 
 #[derive(sqlx::FromRow)]
@@ -196,16 +218,38 @@ pub async fn list(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
             "status must be registering, running, finished or cancelled, got {s:?}"
         )));
     }
-    let rows: Vec<TournamentRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=200).contains(&limit) {
+        return Err(ApiError::Validation(format!(
+            "limit must be from 1 to 200, got {limit}"
+        )));
+    }
+    let before = q.before.as_deref().map(parse_cursor).transpose()?;
+    let mut rows: Vec<TournamentRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{SELECT_TOURNAMENT} WHERE ($1::text IS NULL OR status = $1)
             AND ($2::text IS NULL OR game = $2)
-          ORDER BY starts_at DESC, id LIMIT 200"
+            AND ($3::timestamptz IS NULL OR (starts_at, id) < ($3, $4))
+          ORDER BY starts_at DESC, id DESC LIMIT $5"
     )))
     .bind(&q.status)
     .bind(&q.game)
+    .bind(before.map(|b| b.0))
+    .bind(before.map(|b| b.1))
+    .bind(limit + 1)
     .fetch_all(pool)
     .await?;
-    Ok(json!({ "tournaments": rows.iter().map(TournamentRow::summary).collect::<Vec<_>>() }))
+    let has_more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next_before = if has_more {
+        rows.last().map(cursor)
+    } else {
+        None
+    };
+    Ok(json!({
+        "tournaments": rows.iter().map(TournamentRow::summary).collect::<Vec<_>>(),
+        "has_more": has_more,
+        "next_before": next_before,
+    }))
 }
 
 #[derive(sqlx::FromRow)]

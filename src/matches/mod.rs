@@ -309,10 +309,14 @@ pub async fn events(
     .bind(id)
     .bind(after)
     .bind(user.id)
-    .bind(limit)
+    .bind(limit + 1)
     .fetch_all(pool)
     .await?;
-    Ok(json!({ "events": events }))
+    let mut events = events;
+    let has_more = events.len() as i64 > limit;
+    events.truncate(limit as usize);
+    let next_after = events.last().map_or(after, |e| e.seq);
+    Ok(json!({ "events": events, "has_more": has_more, "next_after": next_after }))
 }
 
 #[derive(sqlx::FromRow)]

@@ -1,4 +1,4 @@
-use actix_web::{HttpResponse, post, put, web};
+use actix_web::{HttpResponse, get, post, put, web};
 use serde::Deserialize;
 use sqlx::PgPool;
 use uuid::Uuid;
@@ -31,7 +31,9 @@ pub async fn grant(
     let entry = crate::ledger::grant(&mut tx, user_id, amount, note).await?;
     tx.commit().await?;
     tracing::info!(admin = %user.id, to = %user_id, amount, "coins granted");
-    Ok(HttpResponse::Created().json(entry))
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/admin/users/{user_id}")))
+        .json(entry))
 }
 
 #[derive(Deserialize)]
@@ -52,4 +54,40 @@ pub async fn set_role(
     let changed = crate::accounts::set_role(&pool, path.into_inner(), body.role).await?;
     tracing::info!(admin = %user.id, user_id = %changed.id, role = changed.role.as_str(), "role changed");
     Ok(HttpResponse::Ok().json(changed))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UserQuery {
+    username: String,
+}
+
+/// Looks an account up by username (case-insensitive): `{"users":[profile]}`, empty when none.
+#[get("/v1/admin/users")]
+pub async fn find_user(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    q: web::Query<UserQuery>,
+) -> ApiResult<HttpResponse> {
+    user.require(&mut *pool.acquire().await?, Role::Admin)
+        .await?;
+    let found = crate::accounts::find_by_name(&pool, &q.username).await?;
+    Ok(HttpResponse::Ok()
+        .json(serde_json::json!({ "users": found.into_iter().collect::<Vec<_>>() })))
+}
+
+/// An account's profile: role, wallet and 积分.
+#[get("/v1/admin/users/{id}")]
+pub async fn show_user(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    user.require(&mut *pool.acquire().await?, Role::Admin)
+        .await?;
+    let id = path.into_inner();
+    let found = crate::accounts::find(&pool, id)
+        .await?
+        .ok_or_else(|| crate::error::ApiError::NotFound(format!("no user with id {id}")))?;
+    Ok(HttpResponse::Ok().json(found))
 }

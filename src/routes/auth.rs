@@ -28,7 +28,9 @@ pub async fn register(
     body.check_new()?;
     let user = accounts::create(&pool, &body.username, &body.password, Role::Player).await?;
     tracing::info!(user_id = %user.id, username = %user.username, "registered");
-    Ok(HttpResponse::Created().json(session(&jwt, &user)?))
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", "/v1/me"))
+        .json(session(&jwt, &user)?))
 }
 
 #[post(

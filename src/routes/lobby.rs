@@ -21,7 +21,9 @@ pub async fn enqueue(
     body: web::Json<Enqueue>,
 ) -> ApiResult<HttpResponse> {
     let queued = lobby::enqueue(&pool, &settings, &user, &path, body.stake).await?;
-    Ok(HttpResponse::Created().json(queued))
+    Ok(HttpResponse::Created()
+        .insert_header(("Location", format!("/v1/lobby/{}/queue", path.as_str())))
+        .json(queued))
 }
 
 #[get("/v1/lobby/{game}/queue")]

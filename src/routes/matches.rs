@@ -17,14 +17,30 @@ const MAX_WAIT_SECS: u64 = 30;
 const MAX_IDEMPOTENCY_KEY: usize = 64;
 
 fn view_response(view: View) -> HttpResponse {
-    HttpResponse::Ok()
+    view_with(HttpResponse::Ok(), view)
+}
+
+/// A view's response: its version as the `ETag`, and `Cache-Control: private, no-cache` (a
+/// view is one seat's: no shared cache may keep it, and a client's copy is revalidated).
+fn view_with(mut builder: actix_web::HttpResponseBuilder, view: View) -> HttpResponse {
+    builder
         .insert_header((header::ETAG, etag(&view)))
+        .insert_header((header::CACHE_CONTROL, "private, no-cache"))
         .content_type(ContentType::json())
         .body(view.into_json())
 }
 
 fn etag(view: &View) -> String {
     format!("\"{}\"", view.version())
+}
+
+/// Whether an `If-None-Match` value names `etag`, compared weakly (RFC 9110 § 13.1.2): a proxy
+/// that compresses the body sends the validator back as `W/"7"`.
+fn none_match(header: &str, etag: &str) -> bool {
+    header
+        .split(',')
+        .map(str::trim)
+        .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
 }
 
 #[post("/v1/matches")]
@@ -34,11 +50,9 @@ pub async fn create(
     body: web::Json<CreateMatch>,
 ) -> ApiResult<HttpResponse> {
     let view = matches::create(&pool, &user, body.into_inner()).await?;
-    Ok(HttpResponse::Created()
-        .insert_header((header::ETAG, etag(&view)))
-        .insert_header((header::LOCATION, format!("/v1/matches/{}", view.id())))
-        .content_type(ContentType::json())
-        .body(view.into_json()))
+    let mut created = HttpResponse::Created();
+    created.insert_header((header::LOCATION, format!("/v1/matches/{}", view.id())));
+    Ok(view_with(created, view))
 }
 
 #[post("/v1/matches/{id}/join")]
@@ -106,10 +120,11 @@ pub async fn show(
         .headers()
         .get(header::IF_NONE_MATCH)
         .and_then(|h| h.to_str().ok())
-        .is_some_and(|h| h.split(',').any(|t| t.trim() == etag || t.trim() == "*"));
+        .is_some_and(|h| none_match(h, &etag));
     if unchanged {
         return Ok(HttpResponse::NotModified()
             .insert_header((header::ETAG, etag))
+            .insert_header((header::CACHE_CONTROL, "private, no-cache"))
             .finish());
     }
     Ok(view_response(view))
@@ -186,4 +201,19 @@ pub async fn replay(
     path: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(matches::replay(&pool, path.into_inner()).await?))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::none_match;
+
+    #[test]
+    fn if_none_match_compares_weakly() {
+        assert!(none_match("\"7\"", "\"7\""));
+        assert!(none_match("W/\"7\"", "\"7\""));
+        assert!(none_match("\"5\", W/\"7\"", "\"7\""));
+        assert!(none_match("*", "\"7\""));
+        assert!(!none_match("\"8\"", "\"7\""));
+        assert!(!none_match("W/\"77\"", "\"7\""));
+    }
 }

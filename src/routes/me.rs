@@ -32,6 +32,15 @@ pub async fn ledger(
     }
     let mut conn = pool.acquire().await?;
     crate::players::current_role(&mut conn, user.id).await?;
-    let entries = crate::ledger::entries(&mut conn, user.id, limit, q.before).await?;
-    Ok(HttpResponse::Ok().json(json!({ "entries": entries })))
+    let mut entries = crate::ledger::entries(&mut conn, user.id, limit + 1, q.before).await?;
+    let has_more = entries.len() as i64 > limit;
+    entries.truncate(limit as usize);
+    let next_before = if has_more {
+        entries.last().map(|e| e.id)
+    } else {
+        None
+    };
+    Ok(HttpResponse::Ok().json(json!({
+        "entries": entries, "has_more": has_more, "next_before": next_before,
+    })))
 }

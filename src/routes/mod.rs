@@ -26,6 +26,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/me"),
     ("get", "/v1/me/ledger"),
     ("post", "/v1/admin/grants"),
+    ("get", "/v1/admin/users"),
+    ("get", "/v1/admin/users/{id}"),
     ("put", "/v1/admin/users/{id}/role"),
     ("post", "/v1/matches"),
     ("get", "/v1/matches/{id}"),
@@ -49,17 +51,31 @@ pub const ROUTES: &[(&str, &str)] = &[
 /// The pattern in `ROUTES` that serves `path` (any method), without actix's regex matching:
 /// the metrics label every request with it.
 pub fn pattern_of(path: &str) -> Option<&'static str> {
-    ROUTES.iter().map(|r| r.1).find(|pattern| {
-        let mut want = pattern.split('/');
-        let mut got = path.split('/');
-        loop {
-            match (want.next(), got.next()) {
-                (None, None) => return true,
-                (Some(w), Some(g)) if w == g || (w.starts_with('{') && !g.is_empty()) => {}
-                _ => return false,
-            }
+    ROUTES
+        .iter()
+        .map(|r| r.1)
+        .find(|pattern| matches(pattern, path))
+}
+
+fn matches(pattern: &str, path: &str) -> bool {
+    let mut want = pattern.split('/');
+    let mut got = path.split('/');
+    loop {
+        match (want.next(), got.next()) {
+            (None, None) => return true,
+            (Some(w), Some(g)) if w == g || (w.starts_with('{') && !g.is_empty()) => {}
+            _ => return false,
         }
-    })
+    }
+}
+
+/// The methods served at `path` (for `Allow`), upper case.
+pub fn methods_at(path: &str) -> Vec<String> {
+    ROUTES
+        .iter()
+        .filter(|(_, pattern)| matches(pattern, path))
+        .map(|(m, _)| m.to_uppercase())
+        .collect()
 }
 
 pub fn configure(cfg: &mut web::ServiceConfig) {
@@ -82,6 +98,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(me::ledger)
     .service(admin::grant)
     .service(admin::set_role)
+    .service(admin::find_user)
+    .service(admin::show_user)
     .service(matches::create)
     .service(matches::join)
     .service(matches::leave)
@@ -124,13 +142,27 @@ fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
     ApiError::NotFound(format!("nothing at {}: {err}", req.path())).into()
 }
 
-/// Every request no route matched.
+/// Every request no route matched: 405 with `Allow` when the path is served with other
+/// methods, else 404.
 pub async fn no_route(req: HttpRequest) -> HttpResponse {
-    actix_web::ResponseError::error_response(&ApiError::NotFound(format!(
-        "no route for {} {}",
+    let allowed = methods_at(req.path());
+    if allowed.is_empty() {
+        return actix_web::ResponseError::error_response(&ApiError::NotFound(format!(
+            "no route for {} {}",
+            req.method(),
+            req.path()
+        )));
+    }
+    let allow = allowed.join(", ");
+    let mut res = actix_web::ResponseError::error_response(&ApiError::MethodNotAllowed(format!(
+        "{} is not served at {}; allowed: {allow}",
         req.method(),
         req.path()
-    )))
+    )));
+    if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&allow) {
+        res.headers_mut().insert(actix_web::http::header::ALLOW, v);
+    }
+    res
 }
 
 #[cfg(test)]
@@ -156,5 +188,16 @@ mod tests {
         assert_eq!(pattern_of("/v1/matches//actions"), None);
         assert_eq!(pattern_of(&format!("/v1/matches/{id}/nope")), None);
         assert_eq!(pattern_of("/v1/matches/x/actions/more"), None);
+    }
+
+    #[test]
+    fn the_methods_of_a_path_are_listed_for_allow() {
+        let id = "7c1f3a52-1d2e-4e8f-9a0b-3c4d5e6f7a8b";
+        assert_eq!(
+            super::methods_at(&format!("/v1/tournaments/{id}/register")),
+            ["POST", "DELETE"]
+        );
+        assert_eq!(super::methods_at("/v1/me"), ["GET"]);
+        assert!(super::methods_at("/v1/nothing").is_empty());
     }
 }

@@ -14,7 +14,10 @@ pub async fn create(
     body: web::Json<CreateTournament>,
 ) -> ApiResult<HttpResponse> {
     let t = tournaments::create(&pool, &user, body.into_inner()).await?;
-    Ok(HttpResponse::Created().json(t))
+    let location = format!("/v1/tournaments/{}", t["id"].as_str().unwrap_or_default());
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, location))
+        .json(t))
 }
 
 #[get("/v1/tournaments")]
@@ -41,8 +44,11 @@ pub async fn register(
     user: AuthUser,
     path: web::Path<Uuid>,
 ) -> ApiResult<HttpResponse> {
-    let r = tournaments::register(&pool, &user, path.into_inner()).await?;
-    Ok(HttpResponse::Created().json(r))
+    let id = path.into_inner();
+    let r = tournaments::register(&pool, &user, id).await?;
+    Ok(HttpResponse::Created()
+        .insert_header((header::LOCATION, format!("/v1/tournaments/{id}")))
+        .json(r))
 }
 
 #[delete("/v1/tournaments/{id}/register")]

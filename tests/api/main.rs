@@ -3,6 +3,7 @@
 
 mod accounts;
 mod chexuan;
+mod conventions;
 mod dazha;
 mod defects;
 mod faults;
