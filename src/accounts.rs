@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 use actix_web::web;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
-use sqlx::PgPool;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::auth::{Role, hash_password, verify_password};
@@ -41,18 +41,113 @@ impl Credentials {
                 "username must be 3 to 32 characters of A-Z, a-z, 0-9 and _".into(),
             ));
         }
-        if self.password.chars().count() < 8 {
-            return Err(ApiError::Validation(
-                "password must be at least 8 characters".into(),
-            ));
-        }
-        if self.password.len() > 1024 {
-            return Err(ApiError::Validation(
-                "password must be at most 1024 bytes".into(),
-            ));
-        }
-        Ok(())
+        check_password(&self.password)
     }
+}
+
+/// The rules of a password: at least 8 characters, at most 1024 bytes.
+pub fn check_password(p: &str) -> ApiResult<()> {
+    if p.chars().count() < 8 {
+        return Err(ApiError::Validation(
+            "password must be at least 8 characters".into(),
+        ));
+    }
+    if p.len() > 1024 {
+        return Err(ApiError::Validation(
+            "password must be at most 1024 bytes".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// Locks account `id` and checks `password` against it (403 when wrong: the caller is known,
+/// the proof is not).
+async fn lock_with_password(conn: &mut PgConnection, id: Uuid, password: &str) -> ApiResult<()> {
+    let hash: Option<String> = sqlx::query_scalar(
+        "SELECT password_hash FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE",
+    )
+    .bind(id)
+    .fetch_optional(&mut *conn)
+    .await?;
+    let hash =
+        hash.ok_or_else(|| ApiError::Unauthorized("this account no longer exists".into()))?;
+    let pw = password.to_string();
+    let ok = web::block(move || verify_password(&pw, &hash))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))?;
+    if ok {
+        Ok(())
+    } else {
+        Err(ApiError::Forbidden("the password is wrong".into()))
+    }
+}
+
+/// Changes the password (the old one proves it is the owner). Tokens already issued stay valid
+/// until they expire.
+pub async fn change_password(pool: &PgPool, id: Uuid, old: &str, new: &str) -> ApiResult<()> {
+    check_password(new)?;
+    let mut tx = pool.begin().await?;
+    lock_with_password(&mut tx, id, old).await?;
+    let pw = new.to_string();
+    let hash = web::block(move || hash_password(&pw))
+        .await
+        .map_err(|e| ApiError::Internal(e.into()))??;
+    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
+        .bind(id)
+        .bind(&hash)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Deletes an account (app stores require it): its personal data (username, password) goes,
+/// coins left in the wallet go to the house (ledger reason `account_closed`), and the row stays
+/// anonymised, so the ledger and the score history keep balancing and every match, hand and
+/// tournament that names it still reads. Refused while the player sits at a table that is not
+/// over, waits in a lobby queue or is in a tournament that is not over.
+pub async fn delete(pool: &PgPool, id: Uuid, password: &str) -> ApiResult<()> {
+    let mut tx = pool.begin().await?;
+    lock_with_password(&mut tx, id, password).await?;
+    crate::players::lock_free_to_play(&mut tx, id).await?;
+    crate::players::ensure_not_seated_or_queued(&mut tx, id)
+        .await
+        .map_err(|e| match e {
+            ApiError::Conflict(m) => ApiError::Conflict(
+                m.replace("registering for a tournament", "deleting your account"),
+            ),
+            other => other,
+        })?;
+    let balance = ledger::balance(&mut tx, id).await?;
+    if balance > 0 {
+        let meta = ledger::TxMeta {
+            reason: ledger::Reason::AccountClosed,
+            ..ledger::TxMeta::default()
+        };
+        ledger::transfer(
+            &mut tx,
+            &meta,
+            &[
+                (ledger::Party::User(id), -balance),
+                (ledger::Party::House, balance),
+            ],
+        )
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE users SET username = 'deleted_' || replace(id::text, '-', ''),
+                          password_hash = '', role = 'player', deleted_at = now()
+          WHERE id = $1",
+    )
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    sqlx::query("DELETE FROM idempotency WHERE user_id = $1")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// Who an account is, as tokens and responses name it.
@@ -99,7 +194,8 @@ pub async fn create(pool: &PgPool, username: &str, password: &str, role: Role) -
 /// username is checked against a dummy hash, so both failures take the same time.
 pub async fn authenticate(pool: &PgPool, c: &Credentials) -> ApiResult<User> {
     let row: Option<(Uuid, String, String, String)> = sqlx::query_as(
-        "SELECT id, username, password_hash, role FROM users WHERE lower(username) = lower($1)",
+        "SELECT id, username, password_hash, role FROM users
+          WHERE lower(username) = lower($1) AND deleted_at IS NULL",
     )
     .bind(&c.username)
     .fetch_optional(pool)
@@ -136,7 +232,7 @@ pub struct Profile {
 const SELECT_PROFILE: &str = "SELECT u.id, u.username, u.role, a.balance,
         COALESCE((SELECT jsonb_object_agg(s.game, s.points) FROM scores s
                    WHERE s.user_id = u.id), '{}'::jsonb)
-   FROM users u JOIN accounts a ON a.user_id = u.id";
+   FROM users u JOIN accounts a ON a.user_id = u.id WHERE u.deleted_at IS NULL";
 
 type ProfileRow = (Uuid, String, String, i64, Value);
 
@@ -164,7 +260,7 @@ pub async fn profile(pool: &PgPool, id: Uuid) -> ApiResult<Profile> {
 /// Account `id`'s profile, if it exists.
 pub async fn find(pool: &PgPool, id: Uuid) -> ApiResult<Option<Profile>> {
     let row: Option<ProfileRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "{SELECT_PROFILE} WHERE u.id = $1"
+        "{SELECT_PROFILE} AND u.id = $1"
     )))
     .bind(id)
     .fetch_optional(pool)
@@ -175,7 +271,7 @@ pub async fn find(pool: &PgPool, id: Uuid) -> ApiResult<Option<Profile>> {
 /// The account called `username` (case-insensitively), if any.
 pub async fn find_by_name(pool: &PgPool, username: &str) -> ApiResult<Option<Profile>> {
     let row: Option<ProfileRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-        "{SELECT_PROFILE} WHERE lower(u.username) = lower($1)"
+        "{SELECT_PROFILE} AND lower(u.username) = lower($1)"
     )))
     .bind(username)
     .fetch_optional(pool)

@@ -17,9 +17,53 @@ pub enum Party {
     TournamentEscrow(Uuid),
 }
 
+/// Why coins moved: a closed set (the `ledger_tx_reason` CHECK holds the same list; every
+/// reason is explained in docs/ledger.md).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Reason {
+    /// House → user: an admin's grant, the only way coins enter.
+    #[default]
+    Grant,
+    /// User → match escrow: a stake put on the table (扯旋's 簸簸).
+    Stake,
+    /// Match escrow → users at the end of a hand.
+    HandSettlement,
+    /// Escrow or user → house: 逃跑.
+    EscapePenalty,
+    /// User → house: a coin room's fee per 局.
+    RoomFee,
+    /// Between wallets: a coin-room hand's units × stake.
+    CoinRoom,
+    /// User → tournament escrow.
+    TournamentFee,
+    /// Tournament escrow → the winner.
+    TournamentPrize,
+    /// Tournament escrow → players: the tournament was cancelled.
+    TournamentRefund,
+    /// User → house: the account was deleted with coins left.
+    AccountClosed,
+}
+
+impl Reason {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Reason::Grant => "grant",
+            Reason::Stake => "stake",
+            Reason::HandSettlement => "hand_settlement",
+            Reason::EscapePenalty => "escape_penalty",
+            Reason::RoomFee => "room_fee",
+            Reason::CoinRoom => "coin_room",
+            Reason::TournamentFee => "tournament_fee",
+            Reason::TournamentPrize => "tournament_prize",
+            Reason::TournamentRefund => "tournament_refund",
+            Reason::AccountClosed => "account_closed",
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub struct TxMeta {
-    pub reason: &'static str,
+    pub reason: Reason,
     pub match_id: Option<Uuid>,
     pub tournament_id: Option<Uuid>,
     pub hand_no: Option<i32>,
@@ -122,7 +166,7 @@ pub async fn transfer(
     if net.values().sum::<i64>() != 0 {
         return Err(ApiError::Internal(anyhow::anyhow!(
             "unbalanced transfer {legs:?} for {}",
-            meta.reason
+            meta.reason.as_str()
         )));
     }
     if net.is_empty() {
@@ -168,7 +212,7 @@ pub async fn transfer(
              RETURNING account_id, id)
          SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id",
     )
-    .bind(meta.reason)
+    .bind(meta.reason.as_str())
     .bind(meta.match_id)
     .bind(meta.tournament_id)
     .bind(meta.hand_no)
@@ -270,15 +314,17 @@ pub async fn grant(
             "note must be at most 500 bytes".into(),
         ));
     }
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM users WHERE id = $1)")
-        .bind(user)
-        .fetch_one(&mut *conn)
-        .await?;
+    let exists: bool = sqlx::query_scalar(
+        "SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL)",
+    )
+    .bind(user)
+    .fetch_one(&mut *conn)
+    .await?;
     if !exists {
         return Err(ApiError::NotFound(format!("no user with id {user}")));
     }
     let meta = TxMeta {
-        reason: "grant",
+        reason: Reason::Grant,
         note,
         ..TxMeta::default()
     };

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod config;
 pub mod db;
 pub mod error;
+pub mod idempotency;
 pub mod ledger;
 pub mod matches;
 pub mod metrics;

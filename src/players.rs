@@ -14,20 +14,23 @@ use crate::error::{ApiError, ApiResult};
 /// Locks the player's row for this transaction; 401 when the account no longer exists (a
 /// token outlives its user).
 pub async fn lock(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
-    sqlx::query_scalar::<_, i32>("SELECT 1 FROM users WHERE id = $1 FOR UPDATE")
-        .bind(user)
-        .fetch_optional(conn)
-        .await?
-        .map(|_| ())
-        .ok_or_else(gone)
+    sqlx::query_scalar::<_, i32>(
+        "SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL FOR UPDATE",
+    )
+    .bind(user)
+    .fetch_optional(conn)
+    .await?
+    .map(|_| ())
+    .ok_or_else(gone)
 }
 
 /// The account's role now (a token's role may be stale); 401 when the account is gone.
 pub async fn current_role(conn: &mut PgConnection, user: Uuid) -> ApiResult<Role> {
-    let role: Option<String> = sqlx::query_scalar("SELECT role FROM users WHERE id = $1")
-        .bind(user)
-        .fetch_optional(conn)
-        .await?;
+    let role: Option<String> =
+        sqlx::query_scalar("SELECT role FROM users WHERE id = $1 AND deleted_at IS NULL")
+            .bind(user)
+            .fetch_optional(conn)
+            .await?;
     role.as_deref().and_then(Role::parse).ok_or_else(gone)
 }
 

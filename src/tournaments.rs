@@ -13,7 +13,7 @@ use uuid::Uuid;
 
 use crate::auth::{AuthUser, Role};
 use crate::error::{ApiError, ApiResult};
-use crate::ledger::{self, Party, TxMeta};
+use crate::ledger::{self, Party, Reason, TxMeta};
 use crate::matches::options::PlatformOptions;
 use crate::matches::table::TournamentSeat;
 use crate::matches::table::{NewTable, Table};
@@ -524,7 +524,7 @@ async fn start(conn: &mut PgConnection, mut t: TournamentRow) -> ApiResult<()> {
     }
     let pool_total = t.entry_fee * field as i64;
     let meta = TxMeta {
-        reason: "tournament_fee",
+        reason: Reason::TournamentFee,
         tournament_id: Some(t.id),
         ..TxMeta::default()
     };
@@ -690,7 +690,7 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
     if let [champion] = winners[..] {
         if t.prize_pool > 0 {
             let meta = TxMeta {
-                reason: "tournament_prize",
+                reason: Reason::TournamentPrize,
                 tournament_id: Some(t.id),
                 ..TxMeta::default()
             };

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::{Connection, PgConnection, PgPool};
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -26,6 +26,7 @@ use super::view::View;
 use crate::auth::AuthUser;
 use crate::db::MoveConns;
 use crate::error::{ApiError, ApiResult};
+use crate::idempotency;
 
 /// How long a long-poll that heard of a version committed by a move of this process waits for
 /// that move to store its table before reading the row itself.
@@ -131,43 +132,15 @@ impl Runtime {
         idempotency_key: Option<String>,
     ) -> ApiResult<Acted> {
         if let Some(key) = &idempotency_key {
-            let fingerprint = json!({ "match_id": id, "request": req });
-            let fresh = sqlx::query(
-                "INSERT INTO idempotency (user_id, key, request) VALUES ($1, $2, $3)
-                 ON CONFLICT DO NOTHING",
-            )
-            .bind(user.id)
-            .bind(key)
-            .bind(&fingerprint)
-            .execute(&mut *tx)
-            .await?
-            .rows_affected()
-                == 1;
-            if !fresh {
-                let (request, body): (Value, Option<Value>) = sqlx::query_as(
-                    "SELECT request, body FROM idempotency WHERE user_id = $1 AND key = $2",
-                )
-                .bind(user.id)
-                .bind(key)
-                .fetch_one(&mut *tx)
-                .await?;
-                if request != fingerprint {
-                    return Err(ApiError::Validation(
-                        "this Idempotency-Key was already used for a different request".into(),
-                    ));
-                }
-                return match body {
-                    Some(body) => View::from_stored(&body)
-                        .map(Acted::Replayed)
-                        .ok_or_else(|| {
-                            ApiError::Internal(anyhow::anyhow!(
-                                "a stored idempotent answer lacks its id or version"
-                            ))
-                        }),
-                    None => Err(ApiError::Conflict(
-                        "the first request with this Idempotency-Key is still running".into(),
-                    )),
-                };
+            let request = json!({ "match_id": id, "request": req });
+            if let Some(body) = idempotency::claim(&mut *tx, user.id, key, &request).await? {
+                return View::from_stored(&body)
+                    .map(Acted::Replayed)
+                    .ok_or_else(|| {
+                        ApiError::Internal(anyhow::anyhow!(
+                            "a stored idempotent answer lacks its id or version"
+                        ))
+                    });
             }
         }
         let mut t = Table::lock_reusing(&mut *tx, id, |version| {
@@ -198,14 +171,7 @@ impl Runtime {
         t.save(&mut *tx).await?;
         let view = t.view(Some(user.id));
         if let Some(key) = &idempotency_key {
-            sqlx::query(
-                "UPDATE idempotency SET status = 200, body = $3 WHERE user_id = $1 AND key = $2",
-            )
-            .bind(user.id)
-            .bind(key)
-            .bind(sqlx::types::Json(&view))
-            .execute(&mut *tx)
-            .await?;
+            idempotency::answer(&mut *tx, user.id, key, 200, &view).await?;
         }
         Ok(Acted::Applied(Box::new(t), view))
     }

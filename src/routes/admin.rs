@@ -1,10 +1,12 @@
-use actix_web::{HttpResponse, get, post, put, web};
+use actix_web::{HttpRequest, HttpResponse, get, post, put, web};
 use serde::Deserialize;
+use serde_json::{Value, json};
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::auth::{AuthUser, Role};
 use crate::error::ApiResult;
+use crate::idempotency;
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -14,26 +16,41 @@ pub struct Grant {
     note: Option<String>,
 }
 
+/// With `Idempotency-Key`, a retried grant answers the first grant's entry and credits nothing.
 #[post("/v1/admin/grants")]
 pub async fn grant(
+    req: HttpRequest,
     pool: web::Data<PgPool>,
     user: AuthUser,
     body: web::Json<Grant>,
 ) -> ApiResult<HttpResponse> {
     user.require(&mut *pool.acquire().await?, Role::Admin)
         .await?;
+    let key = idempotency::key_of(&req)?;
     let Grant {
         user_id,
         amount,
         note,
     } = body.into_inner();
+    let created = |entry: Value| {
+        HttpResponse::Created()
+            .insert_header(("Location", format!("/v1/admin/users/{user_id}")))
+            .json(entry)
+    };
     let mut tx = pool.begin().await?;
+    if let Some(key) = &key {
+        let request = json!({ "grant": { "user_id": user_id, "amount": amount, "note": note } });
+        if let Some(first) = idempotency::claim(&mut tx, user.id, key, &request).await? {
+            return Ok(created(first));
+        }
+    }
     let entry = crate::ledger::grant(&mut tx, user_id, amount, note).await?;
+    if let Some(key) = &key {
+        idempotency::answer(&mut tx, user.id, key, 201, &entry).await?;
+    }
     tx.commit().await?;
     tracing::info!(admin = %user.id, to = %user_id, amount, "coins granted");
-    Ok(HttpResponse::Created()
-        .insert_header(("Location", format!("/v1/admin/users/{user_id}")))
-        .json(entry))
+    Ok(created(json!(entry)))
 }
 
 #[derive(Deserialize)]

@@ -14,7 +14,6 @@ use crate::matches::view::View;
 use crate::matches::{self, ActionRequest, CreateMatch, JoinMatch};
 
 const MAX_WAIT_SECS: u64 = 30;
-const MAX_IDEMPOTENCY_KEY: usize = 64;
 
 fn view_response(view: View) -> HttpResponse {
     view_with(HttpResponse::Ok(), view)
@@ -138,21 +137,7 @@ pub async fn act(
     path: web::Path<Uuid>,
     body: web::Json<ActionRequest>,
 ) -> ApiResult<HttpResponse> {
-    let key = match req.headers().get("Idempotency-Key") {
-        None => None,
-        Some(v) => {
-            let k = v
-                .to_str()
-                .ok()
-                .filter(|k| !k.is_empty() && k.len() <= MAX_IDEMPOTENCY_KEY)
-                .ok_or_else(|| {
-                    ApiError::BadRequest(format!(
-                        "Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} visible ASCII characters"
-                    ))
-                })?;
-            Some(k.to_string())
-        }
-    };
+    let key = crate::idempotency::key_of(&req)?;
     if !body.action.is_object() {
         return Err(ApiError::BadRequest(
             "action must be an object like {\"type\": \"…\", …}".into(),

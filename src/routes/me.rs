@@ -1,4 +1,4 @@
-use actix_web::{HttpResponse, get, web};
+use actix_web::{HttpResponse, delete, get, put, web};
 use serde::Deserialize;
 use serde_json::json;
 use sqlx::PgPool;
@@ -43,4 +43,40 @@ pub async fn ledger(
     Ok(HttpResponse::Ok().json(json!({
         "entries": entries, "has_more": has_more, "next_before": next_before,
     })))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    old_password: String,
+    new_password: String,
+}
+
+#[put("/v1/me/password")]
+pub async fn change_password(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    body: web::Json<PasswordChange>,
+) -> ApiResult<HttpResponse> {
+    crate::accounts::change_password(&pool, user.id, &body.old_password, &body.new_password)
+        .await?;
+    tracing::info!(user_id = %user.id, "password changed");
+    Ok(HttpResponse::NoContent().finish())
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deletion {
+    password: String,
+}
+
+#[delete("/v1/me")]
+pub async fn delete_account(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    body: web::Json<Deletion>,
+) -> ApiResult<HttpResponse> {
+    crate::accounts::delete(&pool, user.id, &body.password).await?;
+    tracing::info!(user_id = %user.id, "account deleted");
+    Ok(HttpResponse::NoContent().finish())
 }

@@ -24,6 +24,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/auth/register"),
     ("post", "/v1/auth/login"),
     ("get", "/v1/me"),
+    ("delete", "/v1/me"),
+    ("put", "/v1/me/password"),
     ("get", "/v1/me/ledger"),
     ("post", "/v1/admin/grants"),
     ("get", "/v1/admin/users"),
@@ -96,6 +98,8 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(auth::login)
     .service(me::me)
     .service(me::ledger)
+    .service(me::change_password)
+    .service(me::delete_account)
     .service(admin::grant)
     .service(admin::set_role)
     .service(admin::find_user)
@@ -192,12 +196,12 @@ mod tests {
 
     #[test]
     fn the_methods_of_a_path_are_listed_for_allow() {
+        assert_eq!(super::methods_at("/v1/me"), ["GET", "DELETE"]);
         let id = "7c1f3a52-1d2e-4e8f-9a0b-3c4d5e6f7a8b";
         assert_eq!(
             super::methods_at(&format!("/v1/tournaments/{id}/register")),
             ["POST", "DELETE"]
         );
-        assert_eq!(super::methods_at("/v1/me"), ["GET"]);
         assert!(super::methods_at("/v1/nothing").is_empty());
     }
 }

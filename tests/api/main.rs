@@ -9,6 +9,7 @@ mod defects;
 mod faults;
 mod helpers;
 mod load;
+mod money;
 mod move_conns;
 mod openapi;
 mod sandaha;

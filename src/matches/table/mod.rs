@@ -19,7 +19,7 @@ use super::options::{CoinRoom, PlatformOptions};
 use super::view::View;
 use super::{autoplay, room};
 use crate::error::ApiError;
-use crate::ledger::{self, Party, TxMeta};
+use crate::ledger::{self, Party, Reason, TxMeta};
 
 mod money;
 mod play;

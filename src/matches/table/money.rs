@@ -95,8 +95,12 @@ impl Table {
             match *m {
                 Money::Stake { seat, amount } => {
                     let user = Party::User(self.user_at(seat)?);
-                    ledger::transfer(conn, &meta("stake"), &[(user, -amount), (escrow, amount)])
-                        .await?;
+                    ledger::transfer(
+                        conn,
+                        &meta(Reason::Stake),
+                        &[(user, -amount), (escrow, amount)],
+                    )
+                    .await?;
                 }
                 Money::Payout { seat, amount } => {
                     settlement.push((Party::User(self.user_at(seat)?), amount));
@@ -108,12 +112,12 @@ impl Table {
                 }
                 Money::Penalty { seat, amount } => {
                     let user = self.user_at(seat)?;
-                    ledger::take_up_to(conn, &meta("escape_penalty"), user, amount).await?;
+                    ledger::take_up_to(conn, &meta(Reason::EscapePenalty), user, amount).await?;
                 }
             }
         }
-        ledger::transfer(conn, &meta("escape_penalty"), &penalty).await?;
-        ledger::transfer(conn, &meta("hand_settlement"), &settlement).await?;
+        ledger::transfer(conn, &meta(Reason::EscapePenalty), &penalty).await?;
+        ledger::transfer(conn, &meta(Reason::HandSettlement), &settlement).await?;
         Ok(())
     }
 
@@ -148,7 +152,7 @@ impl Table {
             .filter_map(|(u, d)| u.map(|u| (Party::User(u), *d)))
             .collect();
         let meta = TxMeta {
-            reason: "coin_room",
+            reason: Reason::CoinRoom,
             match_id: Some(self.id),
             tournament_id: self.tournament_id,
             hand_no: Some(hand_no),

@@ -284,7 +284,7 @@ impl Table {
             && (hand_no - 1).is_multiple_of(room.hands_per_game)
         {
             let meta = TxMeta {
-                reason: "room_fee",
+                reason: Reason::RoomFee,
                 match_id: Some(self.id),
                 tournament_id: self.tournament_id,
                 hand_no: Some(hand_no as i32),
