@@ -31,6 +31,17 @@ pub struct CreateTournament {
     pub options: Option<Value>,
 }
 
+/// `PATCH /v1/tournaments/{id}`: any of the settings, before the start.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EditTournament {
+    pub name: Option<String>,
+    pub entry_fee: Option<i64>,
+    pub starts_at: Option<DateTime<Utc>>,
+    pub hands_per_round: Option<u32>,
+    pub options: Option<Value>,
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ListQuery {
@@ -114,9 +125,18 @@ async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> ApiResult<Tourna
 /// (paced at one hand per turn time) still ends its round in reasonable time.
 const MAX_HANDS_PER_ROUND: u32 = 100;
 
-pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> ApiResult<Value> {
-    user.require(&mut *pool.acquire().await?, Role::Organiser)
-        .await?;
+/// A tournament's settings, checked: what creating and editing it share.
+struct Settings {
+    game: &'static dyn games::DynGame,
+    name: String,
+    entry_fee: i64,
+    starts_at: DateTime<Utc>,
+    hands_per_round: u32,
+    /// The game's options completed, with `turn_timeout_secs`.
+    options: Value,
+}
+
+fn check_settings(req: CreateTournament) -> ApiResult<Settings> {
     let game = games::game(&req.game).ok_or_else(|| {
         ApiError::Validation(format!(
             "unknown game {:?}; games: {}",
@@ -179,6 +199,27 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
         "turn_timeout_secs".into(),
         platform.turn_timeout_secs.into(),
     );
+    Ok(Settings {
+        game,
+        name,
+        entry_fee: req.entry_fee,
+        starts_at: req.starts_at,
+        hands_per_round: req.hands_per_round,
+        options: Value::Object(stored),
+    })
+}
+
+pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> ApiResult<Value> {
+    user.require(&mut *pool.acquire().await?, Role::Organiser)
+        .await?;
+    let Settings {
+        game,
+        name,
+        entry_fee,
+        starts_at,
+        hands_per_round,
+        options,
+    } = check_settings(req)?;
     let mut seed = [0u8; 32];
     getrandom::fill(&mut seed)
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("OS randomness: {e}")))?;
@@ -192,10 +233,10 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
     .bind(id)
     .bind(&name)
     .bind(game.name())
-    .bind(req.entry_fee)
-    .bind(req.starts_at)
-    .bind(req.hands_per_round as i32)
-    .bind(Value::Object(stored))
+    .bind(entry_fee)
+    .bind(starts_at)
+    .bind(hands_per_round as i32)
+    .bind(&options)
     .bind(seed.to_vec())
     .bind(user.id)
     .execute(&mut *tx)
@@ -433,17 +474,127 @@ pub async fn withdraw(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<()>
     Ok(())
 }
 
+/// Loads a tournament locked, for a change only its organiser or an admin may make.
+async fn lock_as_organiser(
+    conn: &mut PgConnection,
+    user: &AuthUser,
+    id: Uuid,
+    what: &str,
+) -> ApiResult<TournamentRow> {
+    user.require(&mut *conn, Role::Organiser).await?;
+    let t = load(conn, id, true).await?;
+    if t.created_by != user.id && user.role != Role::Admin {
+        return Err(ApiError::Forbidden(format!(
+            "only the tournament's organiser or an admin may {what} it"
+        )));
+    }
+    Ok(t)
+}
+
+/// The organiser (or an admin) changes the settings before the start. Registrations stay; a
+/// higher fee is checked at the start like any fee (players who cannot pay are passed over).
+pub async fn edit(
+    pool: &PgPool,
+    user: &AuthUser,
+    id: Uuid,
+    req: EditTournament,
+) -> ApiResult<Value> {
+    let mut tx = pool.begin().await?;
+    let t = lock_as_organiser(&mut tx, user, id, "edit").await?;
+    if t.status != "registering" {
+        return Err(ApiError::Conflict(format!(
+            "the tournament is {}: only a tournament that has not started can be edited",
+            t.status
+        )));
+    }
+    let settings = check_settings(CreateTournament {
+        game: t.game.clone(),
+        name: Some(req.name.unwrap_or(t.name)),
+        entry_fee: req.entry_fee.unwrap_or(t.entry_fee),
+        starts_at: req.starts_at.unwrap_or(t.starts_at),
+        hands_per_round: req.hands_per_round.unwrap_or(t.hands_per_round as u32),
+        options: Some(req.options.unwrap_or(t.options)),
+    })?;
+    sqlx::query(
+        "UPDATE tournaments SET name = $2, entry_fee = $3, starts_at = $4, hands_per_round = $5,
+                                options = $6
+          WHERE id = $1",
+    )
+    .bind(id)
+    .bind(&settings.name)
+    .bind(settings.entry_fee)
+    .bind(settings.starts_at)
+    .bind(settings.hands_per_round as i32)
+    .bind(&settings.options)
+    .execute(&mut *tx)
+    .await?;
+    let body = detail(&mut tx, id).await?;
+    tx.commit().await?;
+    tracing::info!(tournament_id = %id, by = %user.id, "tournament edited");
+    Ok(body)
+}
+
+/// The organiser (or an admin) cancels a tournament that has not ended. Before the start nobody
+/// has paid; after it every player in the field gets the entry fee back from the escrow
+/// (ledger reason `tournament_refund`) and the tables still playing are aborted.
+pub async fn cancel(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+    let mut tx = pool.begin().await?;
+    let t = lock_as_organiser(&mut tx, user, id, "cancel").await?;
+    if !["registering", "running"].contains(&t.status.as_str()) {
+        return Err(ApiError::Conflict(format!(
+            "the tournament is already {}",
+            t.status
+        )));
+    }
+    if t.status == "running" {
+        let field: Vec<Uuid> = sqlx::query_scalar(
+            "SELECT user_id FROM tournament_players WHERE tournament_id = $1 AND in_field
+              ORDER BY reg_no",
+        )
+        .bind(id)
+        .fetch_all(&mut *tx)
+        .await?;
+        let mut legs: Vec<(Party, i64)> = field
+            .iter()
+            .map(|&u| (Party::User(u), t.entry_fee))
+            .collect();
+        legs.push((
+            Party::TournamentEscrow(id),
+            -t.entry_fee * field.len() as i64,
+        ));
+        let meta = TxMeta {
+            reason: Reason::TournamentRefund,
+            tournament_id: Some(id),
+            ..TxMeta::default()
+        };
+        ledger::transfer(&mut tx, &meta, &legs).await?;
+        // Aborted tables take no more moves; the version step wakes their long-polls.
+        sqlx::query(
+            "UPDATE matches SET status = 'aborted', deadline_at = NULL, version = version + 1
+              WHERE tournament_id = $1 AND status IN ('waiting', 'playing')",
+        )
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
+    }
+    sqlx::query(
+        "UPDATE tournaments SET status = 'cancelled', finished_at = now(),
+                                started_at = COALESCE(started_at, now())
+          WHERE id = $1",
+    )
+    .bind(id)
+    .execute(&mut *tx)
+    .await?;
+    let body = detail(&mut tx, id).await?;
+    tx.commit().await?;
+    tracing::info!(tournament_id = %id, by = %user.id, refunded = t.status == "running", "tournament cancelled");
+    Ok(body)
+}
+
 /// The organiser (or an admin) starts the tournament before `starts_at`.
 pub async fn start_now(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
-    user.require(&mut *pool.acquire().await?, Role::Organiser)
-        .await?;
     let mut tx = pool.begin().await?;
-    let t = load(&mut tx, id, true).await?;
-    if t.created_by != user.id && user.role != Role::Admin {
-        return Err(ApiError::Forbidden(
-            "only the tournament's organiser or an admin may start it".into(),
-        ));
-    }
+    let t = lock_as_organiser(&mut tx, user, id, "start").await?;
     if t.status != "registering" {
         return Err(ApiError::Conflict(format!(
             "the tournament is already {}",

@@ -44,6 +44,8 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("post", "/v1/tournaments"),
     ("get", "/v1/tournaments"),
     ("get", "/v1/tournaments/{id}"),
+    ("patch", "/v1/tournaments/{id}"),
+    ("post", "/v1/tournaments/{id}/cancel"),
     ("post", "/v1/tournaments/{id}/register"),
     ("delete", "/v1/tournaments/{id}/register"),
     ("post", "/v1/tournaments/{id}/start"),
@@ -118,7 +120,9 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(tournaments::register)
     .service(tournaments::withdraw)
     .service(tournaments::start)
-    .service(tournaments::standings);
+    .service(tournaments::standings)
+    .service(tournaments::edit)
+    .service(tournaments::cancel);
 }
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {

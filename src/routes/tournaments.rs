@@ -1,11 +1,11 @@
 use actix_web::http::header;
-use actix_web::{HttpRequest, HttpResponse, delete, get, post, web};
+use actix_web::{HttpRequest, HttpResponse, delete, get, patch, post, web};
 use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::auth::AuthUser;
 use crate::error::ApiResult;
-use crate::tournaments::{self, CreateTournament, ListQuery};
+use crate::tournaments::{self, CreateTournament, EditTournament, ListQuery};
 
 #[post("/v1/tournaments")]
 pub async fn create(
@@ -95,4 +95,24 @@ pub async fn standings(
             .body(tournaments::standings_csv(&rows)));
     }
     Ok(HttpResponse::Ok().json(serde_json::json!({ "tournament_id": id, "standings": rows })))
+}
+
+#[patch("/v1/tournaments/{id}")]
+pub async fn edit(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+    body: web::Json<EditTournament>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok()
+        .json(tournaments::edit(&pool, &user, path.into_inner(), body.into_inner()).await?))
+}
+
+#[post("/v1/tournaments/{id}/cancel")]
+pub async fn cancel(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(tournaments::cancel(&pool, &user, path.into_inner()).await?))
 }

@@ -579,3 +579,108 @@ async fn a_shengji_tournament_of_sixteen_plays_out_and_ties_go_to_the_earlier_re
     assert_eq!(v["tournament"]["prize_pool"], 400);
     app.assert_ledger_reconciles().await;
 }
+
+#[tokio::test]
+async fn the_organiser_edits_before_the_start_and_cancels_with_refunds() {
+    let app = spawn_app().await;
+    let org = app.organiser("organiser").await;
+    let id = create(&app, &org, 50, 100, 60).await;
+    let path = format!("/v1/tournaments/{id}");
+    let players = register_players(&app, &id, 4, 80, "e").await;
+
+    let edit = async |who: &Player, body: Value| {
+        app.call(Method::PATCH, &path, Some(&who.token), Some(body))
+            .await
+    };
+    let (s, b) = edit(&players[0], json!({"name": "mine now"})).await;
+    assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
+    let (s, b) = edit(&org, json!({"hands_per_round": 0})).await;
+    assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    let (s, t) = edit(
+        &org,
+        json!({"name": "Saturday knockout", "entry_fee": 60, "hands_per_round": 50}),
+    )
+    .await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(
+        (
+            &t["name"],
+            &t["entry_fee"],
+            &t["hands_per_round"],
+            &t["players"].as_array().unwrap().len()
+        ),
+        (&json!("Saturday knockout"), &json!(60), &json!(50), &4),
+        "registrations stay"
+    );
+
+    let (s, t) = start(&app, &org, &id).await;
+    assert_eq!(
+        (s, &t["status"]),
+        (StatusCode::OK, &json!("running")),
+        "{t}"
+    );
+    for p in &players {
+        assert_eq!(app.coins(p).await, 20);
+    }
+    let (s, b) = edit(&org, json!({"name": "too late"})).await;
+    assert_problem(s, &b, StatusCode::CONFLICT, "conflict");
+    let table = t["bracket"]["rounds"][0]["tables"][0]["match_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+
+    let (s, b) = app
+        .post(&format!("{path}/cancel"), &players[1].token, json!({}))
+        .await;
+    assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
+    let (s, t) = app
+        .post(&format!("{path}/cancel"), &org.token, json!({}))
+        .await;
+    assert_eq!(
+        (s, &t["status"]),
+        (StatusCode::OK, &json!("cancelled")),
+        "{t}"
+    );
+    for p in &players {
+        assert_eq!(app.coins(p).await, 80, "the fee comes back");
+    }
+    let v = app.view(&table, &players[0]).await;
+    assert_eq!(v["status"], "aborted", "the table stops");
+    let (s, _) = app
+        .post(
+            &format!("/v1/matches/{table}/actions"),
+            &players[0].token,
+            json!({"version": v["version"], "action": {"type": "pass"}}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "an aborted table takes no moves"
+    );
+    let (s, b) = app
+        .post(&format!("{path}/cancel"), &org.token, json!({}))
+        .await;
+    assert_problem(s, &b, StatusCode::CONFLICT, "conflict");
+    let (s, _) = app
+        .post(
+            "/v1/matches",
+            &players[2].token,
+            json!({"game": "chexuan", "seats": 2}),
+        )
+        .await;
+    assert_eq!(
+        s,
+        StatusCode::CREATED,
+        "a cancelled tournament holds nobody"
+    );
+    let refunds: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM ledger_tx WHERE reason = 'tournament_refund' AND tournament_id = $1::uuid",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(refunds, 1);
+    app.assert_ledger_reconciles().await;
+}
