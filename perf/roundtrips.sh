@@ -48,7 +48,7 @@ PG_STARTED=1
 
 PORT=$(free_port 18700)
 DATABASE_URL=postgres://postgres@127.0.0.1:$PG_PORT/paiju PAIJU_BIND=127.0.0.1:$PORT \
-    JWT_SECRET=roundtrips-secret PAIJU_ADMIN=admin:admin-password PAIJU_AUTH_PER_MIN=1000000 \
+    JWT_SECRET=roundtrips-secret-0123456789abcdef0123 PAIJU_ADMIN=admin:admin-password PAIJU_AUTH_PER_MIN=1000000 \
     RUST_LOG=warn "$BIN/paiju" >"$DIR/server.log" 2>&1 &
 SERVER_PID=$!
 for _ in $(seq 1 120); do

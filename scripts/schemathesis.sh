@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The OpenAPI document is validated first (scripts/openapi_check.py: openapi-spec-validator, plus
-# operationIds and examples). Then hostile input: schemathesis (both installed from PyPI into
+# The OpenAPI document and docker-compose.yml are validated first (scripts/openapi_check.py:
+# openapi-spec-validator, operationIds and examples; scripts/compose_check.py: compose-spec). Then hostile input: schemathesis (both installed from PyPI into
 # target/) generates requests from the served OpenAPI document against a live paiju, authenticated as an admin, and checks that no
 # response is a 5xx and every response matches the document.
 #
@@ -16,13 +16,17 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 examples="${1:-60}"
 venv=target/schemathesis-venv
-if [ ! -x "$venv/bin/schemathesis" ] || [ ! -x "$venv/bin/openapi-spec-validator" ]; then
-  echo "installing schemathesis and openapi-spec-validator into $venv"
+if [ ! -x "$venv/bin/schemathesis" ] || [ ! -x "$venv/bin/openapi-spec-validator" ] \
+  || ! "$venv/bin/python" -c 'import compose_spec' 2>/dev/null; then
+  echo "installing schemathesis, openapi-spec-validator and compose-spec into $venv"
   python3 -m venv "$venv"
-  "$venv/bin/pip" install -q 'schemathesis>=4,<5' 'openapi-spec-validator>=0.7,<1'
+  "$venv/bin/pip" install -q 'schemathesis>=4,<5' 'openapi-spec-validator>=0.7,<1' \
+    'compose-spec>=0.2,<0.3'
 fi
-# The document itself first: valid OpenAPI 3.1, an operationId and a valid example everywhere.
+# The documents first: the OpenAPI document is valid OpenAPI 3.1 with an operationId and a
+# valid example everywhere; docker-compose.yml follows the Compose specification.
 "$venv/bin/python" scripts/openapi_check.py openapi/openapi.json
+"$venv/bin/python" scripts/compose_check.py docker-compose.yml
 cargo build --quiet --bin paiju
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 log=target/schemathesis-server.log
@@ -30,7 +34,7 @@ db="paiju_schemathesis_$(date +%s)_$$"
 if [ -n "${DATABASE_URL:-}" ]; then
   export DATABASE_URL="${DATABASE_URL%/*}/$db"
 fi
-PAIJU_BIND="127.0.0.1:$port" PAIJU_ADMIN=admin:admin-password JWT_SECRET=schemathesis \
+PAIJU_BIND="127.0.0.1:$port" PAIJU_ADMIN=admin:admin-password JWT_SECRET=schemathesis-secret-0123456789abcdef0123 \
   PAIJU_DB_NAME="$db" PAIJU_AUTH_PER_MIN=100000 RUST_LOG=warn,paiju=info \
   "${CARGO_TARGET_DIR:-target}/debug/paiju" >"$log" 2>&1 &
 server=$!

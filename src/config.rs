@@ -22,6 +22,9 @@ pub struct Config {
     pub db_pool: u32,
     /// How often the deadline sweeper looks for overdue turns (`PAIJU_SWEEP_MS`, default 250).
     pub sweep_every: Duration,
+    /// How long the first connection to PostgreSQL is retried (`PAIJU_DB_WAIT_SECS`, default
+    /// 60): a server started beside its database waits for it instead of exiting.
+    pub db_wait: Duration,
     /// Access token lifetime (`PAIJU_TOKEN_TTL_SECS`, default 86400).
     pub token_ttl: Duration,
     /// `turn_timeout_secs` of coin rooms the lobby makes (`PAIJU_LOBBY_TURN_SECS`, default 20).
@@ -59,13 +62,14 @@ impl Config {
         Ok(Config {
             database_url: var("DATABASE_URL"),
             bind: var("PAIJU_BIND").unwrap_or_else(|| "127.0.0.1:8080".into()),
-            jwt_secret: var("JWT_SECRET"),
+            jwt_secret: var("JWT_SECRET").map(check_secret).transpose()?,
             admin,
             data_dir: var("PAIJU_DATA_DIR")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| PathBuf::from("data")),
             local_db_name: var("PAIJU_DB_NAME").unwrap_or_else(|| "paiju".into()),
             db_pool: num("PAIJU_DB_POOL", 16)? as u32,
+            db_wait: Duration::from_secs(num("PAIJU_DB_WAIT_SECS", 60)?),
             sweep_every: Duration::from_millis(num("PAIJU_SWEEP_MS", 250)?),
             token_ttl: Duration::from_secs(num("PAIJU_TOKEN_TTL_SECS", 86_400)?),
             lobby_turn_timeout_secs: num("PAIJU_LOBBY_TURN_SECS", 20)?.max(1) as u32,
@@ -87,5 +91,58 @@ impl Config {
                 .transpose()?
                 .unwrap_or_default(),
         })
+    }
+}
+
+/// The shortest `JWT_SECRET` accepted (HS256 keys should be at least the hash's 32 bytes).
+pub const MIN_SECRET_BYTES: usize = 32;
+
+/// Refuses a `JWT_SECRET` that anyone could guess: a placeholder from an example file, or one
+/// shorter than `MIN_SECRET_BYTES`. (Unset is fine locally: a random secret is drawn.)
+pub fn check_secret(secret: String) -> anyhow::Result<String> {
+    let lower = secret.to_ascii_lowercase();
+    let placeholder = [
+        "change-me",
+        "changeme",
+        "change_me",
+        "replace-me",
+        "your-secret",
+        "example",
+    ]
+    .iter()
+    .any(|p| lower.contains(p))
+        || ["secret", "jwt-secret", "jwt_secret", "password"].contains(&lower.as_str());
+    if placeholder {
+        anyhow::bail!(
+            "JWT_SECRET is a placeholder; set it to a random secret of at least \
+             {MIN_SECRET_BYTES} bytes (e.g. `openssl rand -hex 32`)"
+        );
+    }
+    if secret.len() < MIN_SECRET_BYTES {
+        anyhow::bail!(
+            "JWT_SECRET is {} bytes; it must be at least {MIN_SECRET_BYTES} (e.g. `openssl rand \
+             -hex 32`)",
+            secret.len()
+        );
+    }
+    Ok(secret)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_secret;
+
+    #[test]
+    fn guessable_secrets_are_refused() {
+        for bad in [
+            "change-me-in-production",
+            "CHANGEME",
+            "secret",
+            "short-but-random-x7",
+        ] {
+            assert!(check_secret(bad.into()).is_err(), "{bad}");
+        }
+        let good = "3f9c1e7a0b52d4c8e6f1a9b3c7d5e2f08a4b6c1d3e5f7092";
+        assert_eq!(check_secret(good.into()).unwrap(), good);
     }
 }

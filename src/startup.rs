@@ -41,12 +41,40 @@ pub async fn database_url(config: &Config) -> anyhow::Result<String> {
     Ok(cluster.url(&config.local_db_name))
 }
 
+/// The first connection, retried with backoff for up to `wait` (a server started beside its
+/// database, as `docker compose up` does, waits for it), each failure logged.
+async fn connect_first(url: &str, wait: std::time::Duration) -> anyhow::Result<()> {
+    let until = tokio::time::Instant::now() + wait;
+    let mut pause = std::time::Duration::from_millis(250);
+    let mut attempt = 1;
+    loop {
+        match db::create_database_if_missing(url).await {
+            Ok(()) => return Ok(()),
+            Err(e) if tokio::time::Instant::now() + pause < until => {
+                tracing::warn!(
+                    attempt,
+                    retry_in_ms = pause.as_millis() as u64,
+                    error = %format!("{e:#}"),
+                    "PostgreSQL is not reachable yet; retrying"
+                );
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(std::time::Duration::from_secs(5));
+                attempt += 1;
+            }
+            Err(e) => {
+                return Err(e).context(format!(
+                    "connecting to PostgreSQL (gave up after {} s; PAIJU_DB_WAIT_SECS)",
+                    wait.as_secs()
+                ));
+            }
+        }
+    }
+}
+
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         let url = database_url(&config).await?;
-        db::create_database_if_missing(&url)
-            .await
-            .context("connecting to PostgreSQL")?;
+        connect_first(&url, config.db_wait).await?;
         let pool = db::pool(&url, config.db_pool)?;
         db::migrate(&pool).await?;
         if let Some((user, password)) = &config.admin {

@@ -208,11 +208,12 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
     let config = Config {
         database_url: Some(cluster.url("paiju")),
         bind: "127.0.0.1:0".into(),
-        jwt_secret: Some("test secret, not for production".into()),
+        jwt_secret: Some("test secret, never for production use".into()),
         admin: Some((ADMIN.0.into(), ADMIN.1.into())),
         data_dir: dir.clone(),
         local_db_name: "paiju".into(),
         db_pool: 4,
+        db_wait: Duration::from_secs(10),
         sweep_every: Duration::from_millis(100),
         token_ttl: Duration::from_secs(3600),
         lobby_turn_timeout_secs: 1,
@@ -388,4 +389,82 @@ async fn no_password_or_token_in_any_log_line() {
     }
     let signature = p.token.rsplit('.').next().unwrap();
     assert!(!log.contains(signature));
+}
+
+/// A TCP forwarder to `target` that starts listening on `port` only after `delay`: a database
+/// that comes up after the server.
+fn late_database(port: u16, target: String, delay: Duration) {
+    tokio::spawn(async move {
+        tokio::time::sleep(delay).await;
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
+            .await
+            .expect("the late database's port");
+        loop {
+            let Ok((mut inbound, _)) = listener.accept().await else {
+                return;
+            };
+            let target = target.clone();
+            tokio::spawn(async move {
+                if let Ok(mut outbound) = tokio::net::TcpStream::connect(&target).await {
+                    let _ = tokio::io::copy_bidirectional(&mut inbound, &mut outbound).await;
+                }
+            });
+        }
+    });
+}
+
+#[tokio::test]
+async fn a_server_started_before_its_database_waits_for_it() {
+    // postgres://user@host:port/db?… → the same database behind a port that opens late.
+    let url = fresh_database().await;
+    let (_, rest) = url.split_once("://").unwrap();
+    let (authority, path) = rest.split_once('/').unwrap();
+    let (user, host) = authority.rsplit_once('@').unwrap_or(("", authority));
+    let target = if host.contains(':') {
+        host.to_string()
+    } else {
+        format!("{host}:5432")
+    };
+    let db_port = free_port();
+    let late = format!("postgres://{user}@127.0.0.1:{db_port}/{path}");
+    let port = free_port();
+    let mut server = spawn_server(&late, port);
+    late_database(db_port, target, Duration::from_secs(2));
+    let address = format!("http://127.0.0.1:{port}");
+    wait_healthy(&address).await;
+    let log = std::fs::read_to_string(server_log(port)).unwrap();
+    assert!(
+        log.contains("PostgreSQL is not reachable yet; retrying"),
+        "the wait is logged: {log}"
+    );
+    // The container probe: `paiju healthcheck` against the live server, then a dead port.
+    // (Run without blocking: this test's runtime also runs the late database's forwarder.)
+    let probe = async |bind: String| {
+        tokio::process::Command::new(env!("CARGO_BIN_EXE_paiju"))
+            .arg("healthcheck")
+            .env("PAIJU_BIND", bind)
+            .output()
+            .await
+            .unwrap()
+    };
+    assert!(probe(format!("127.0.0.1:{port}")).await.status.success());
+    let dead = probe(format!("127.0.0.1:{}", free_port())).await;
+    assert!(!dead.status.success());
+    server.kill().ok();
+    server.wait().ok();
+}
+
+#[tokio::test]
+async fn a_guessable_jwt_secret_is_refused_at_start() {
+    for secret in ["change-me-in-production", "too-short-secret"] {
+        let out = Command::new(env!("CARGO_BIN_EXE_paiju"))
+            .env("JWT_SECRET", secret)
+            .env("DATABASE_URL", "postgres://nobody@127.0.0.1:1/none")
+            .env("PAIJU_DB_WAIT_SECS", "0")
+            .output()
+            .unwrap();
+        assert!(!out.status.success(), "{secret} was accepted");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("JWT_SECRET"), "{secret}: {err}");
+    }
 }

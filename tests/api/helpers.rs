@@ -99,11 +99,12 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let mut config = Config {
         database_url: Some(database_url),
         bind: "127.0.0.1:0".into(),
-        jwt_secret: Some("test secret, not for production".into()),
+        jwt_secret: Some("test secret, never for production use".into()),
         admin: Some((ADMIN.0.into(), ADMIN.1.into())),
         data_dir: std::env::temp_dir(),
         local_db_name: "paiju".into(),
         db_pool: 8,
+        db_wait: Duration::from_secs(10),
         sweep_every: Duration::from_millis(100),
         token_ttl: Duration::from_secs(3600),
         lobby_turn_timeout_secs: 1,
@@ -437,7 +438,7 @@ pub fn spawn_server_logging(database_url: &str, port: u16, rust_log: &str) -> Ch
     Command::new(env!("CARGO_BIN_EXE_paiju"))
         .env("DATABASE_URL", database_url)
         .env("PAIJU_BIND", format!("127.0.0.1:{port}"))
-        .env("JWT_SECRET", "test secret, not for production")
+        .env("JWT_SECRET", "test secret, never for production use")
         .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
         .env("PAIJU_SWEEP_MS", "100")
         .env("PAIJU_AUTH_PER_MIN", "100000")
