@@ -139,11 +139,112 @@ pub struct State {
     seats: usize,
     hand_no: u32,
     dealer: SeatNo,
-    phase: Phase,
     /// Seats left during the match and not yet refilled (the service refills before a deal).
     vacated: Vec<bool>,
-    /// The current hand, or the last one between hands.
-    hand: Option<Hand>,
+    table: Table,
+}
+
+/// Where the match stands: code that needs a hand gets it from the variant that holds one.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum Table {
+    /// Before the first hand.
+    Waiting,
+    InHand {
+        phase: HandPhase,
+        hand: Hand,
+    },
+    /// Between hands: the last hand stays on show.
+    Between {
+        last: Hand,
+    },
+    /// Fewer than two seats could stake 簸簸: no hand is shown.
+    Finished,
+}
+
+/// The phases of a hand in play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+enum HandPhase {
+    Bobo,
+    Betting,
+    Showdown,
+}
+
+impl Table {
+    /// The phase as clients see it.
+    fn phase(&self) -> Phase {
+        match self {
+            Table::Waiting => Phase::Waiting,
+            Table::InHand { phase, .. } => match phase {
+                HandPhase::Bobo => Phase::Bobo,
+                HandPhase::Betting => Phase::Betting,
+                HandPhase::Showdown => Phase::Showdown,
+            },
+            Table::Between { .. } => Phase::Settled,
+            Table::Finished => Phase::Finished,
+        }
+    }
+
+    /// The hand in play, or the last one between hands.
+    fn hand(&self) -> Option<&Hand> {
+        match self {
+            Table::InHand { hand, .. } | Table::Between { last: hand } => Some(hand),
+            Table::Waiting | Table::Finished => None,
+        }
+    }
+}
+
+impl State {
+    /// The phase as clients see it.
+    fn phase(&self) -> Phase {
+        self.table.phase()
+    }
+
+    /// The hand in play, or the last one between hands.
+    fn hand(&self) -> Option<&Hand> {
+        self.table.hand()
+    }
+
+    /// The hand in play with what of the match its rules read; None when no hand is in play.
+    fn play(&mut self) -> Option<Play<'_>> {
+        match &mut self.table {
+            Table::InHand { phase, hand } => Some(Play {
+                opts: &self.opts,
+                hand_no: self.hand_no,
+                dealer: self.dealer,
+                vacated: &self.vacated,
+                phase,
+                h: hand,
+            }),
+            _ => None,
+        }
+    }
+
+    /// Moves on from a hand that has ended: the next dealer is set and the hand stays on show.
+    fn close_hand(&mut self, over: HandOver) {
+        self.dealer = over.next_dealer;
+        self.table = match std::mem::replace(&mut self.table, Table::Waiting) {
+            Table::InHand { hand, .. } => Table::Between { last: hand },
+            other => other,
+        };
+    }
+}
+
+/// A hand in play, with what of the match its rules read.
+struct Play<'a> {
+    opts: &'a Options,
+    hand_no: u32,
+    dealer: SeatNo,
+    vacated: &'a [bool],
+    phase: &'a mut HandPhase,
+    h: &'a mut Hand,
+}
+
+/// A hand has just ended; `State::close_hand` moves the match on.
+#[must_use]
+struct HandOver {
+    next_dealer: SeatNo,
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -386,32 +487,23 @@ fn summary(
     }
 }
 
-impl Chexuan {
-    fn hand(state: &State) -> &Hand {
-        state.hand.as_ref().expect("a hand is in play")
-    }
-
-    fn hand_mut(state: &mut State) -> &mut Hand {
-        state.hand.as_mut().expect("a hand is in play")
-    }
-
+impl Play<'_> {
     fn apply_bobo(
-        state: &mut State,
+        &mut self,
         seat: SeatNo,
         action: Action,
         out: &mut Outcome,
-    ) -> Result<(), RuleError> {
+    ) -> Result<Option<HandOver>, RuleError> {
         let amount = match action {
             Action::SetBobo { amount } => amount,
             Action::SitOut {} => {
-                Self::hand_mut(state).seats[seat].playing = false;
+                self.h.seats[seat].playing = false;
                 out.events.push(Event::public(
                     "sat_out",
                     Some(seat),
                     data(&events::Nothing {}),
                 ));
-                Self::bobo_phase_done(state, out);
-                return Ok(());
+                return Ok(self.bobo_phase_done(out));
             }
             _ => {
                 return Err(RuleError::illegal(
@@ -420,8 +512,8 @@ impl Chexuan {
                 ));
             }
         };
-        let min = state.opts.min_bobo;
-        let h = Self::hand_mut(state);
+        let min = self.opts.min_bobo;
+        let h = &mut *self.h;
         let wallet = h.seats[seat].wallet;
         if amount < min {
             return Err(RuleError::illegal(format!(
@@ -448,25 +540,26 @@ impl Chexuan {
             Some(seat),
             data(&events::Nothing {}),
         ));
-        Self::bobo_phase_done(state, out);
-        Ok(())
+        Ok(self.bobo_phase_done(out))
     }
 
     /// Once every playing seat has set its bobo: deals, or, when sitting out has left fewer than
     /// two seats to play, ends the hand as a draw that returns every bobo.
-    fn bobo_phase_done(state: &mut State, out: &mut Outcome) {
-        let h = Self::hand(state);
+    fn bobo_phase_done(&mut self, out: &mut Outcome) -> Option<HandOver> {
+        let h = &*self.h;
         if h.seats.iter().filter(|s| s.playing).count() < 2 {
-            Self::settle_draw(state, out);
-        } else if h.seats.iter().all(|s| !s.playing || s.bobo.is_some()) {
-            Self::post_antes_and_deal(state, out);
+            return Some(self.settle_draw(out));
         }
+        if h.seats.iter().all(|s| !s.playing || s.bobo.is_some()) {
+            self.post_antes_and_deal(out);
+        }
+        None
     }
 
-    fn post_antes_and_deal(state: &mut State, out: &mut Outcome) {
-        let ante = state.opts.ante;
-        let dealer = state.dealer;
-        let h = Self::hand_mut(state);
+    fn post_antes_and_deal(&mut self, out: &mut Outcome) {
+        let ante = self.opts.ante;
+        let dealer = self.dealer;
+        let h = &mut *self.h;
         for sh in h.seats.iter_mut().filter(|s| s.playing) {
             // A bobo is at least min_bobo ≥ ante, so the ante always fits (possibly all of it).
             sh.left -= ante;
@@ -501,14 +594,14 @@ impl Chexuan {
             None,
             data(&events::HiddenDealt { order, count: 2 }),
         ));
-        state.phase = Phase::Betting;
-        Self::begin_round(state, 1, out);
+        *self.phase = HandPhase::Betting;
+        self.begin_round(1, out);
     }
 
     /// Opens betting round `round`, or skips it (dealing on) when fewer than two seats can bet.
-    fn begin_round(state: &mut State, round: u8, out: &mut Outcome) {
-        let dealer = state.dealer;
-        let h = Self::hand_mut(state);
+    fn begin_round(&mut self, round: u8, out: &mut Outcome) {
+        let dealer = self.dealer;
+        let h = &mut *self.h;
         h.round = round;
         h.level = 0;
         h.all_checked = true;
@@ -531,18 +624,18 @@ impl Chexuan {
             ));
         } else {
             h.turn = None;
-            Self::end_round(state, out);
+            self.end_round(out);
         }
     }
 
     /// After a completed round: the next face-up card and round, or the showdown after round 3.
-    fn end_round(state: &mut State, out: &mut Outcome) {
-        let dealer = state.dealer;
-        let h = Self::hand_mut(state);
+    fn end_round(&mut self, out: &mut Outcome) {
+        let dealer = self.dealer;
+        let h = &mut *self.h;
         h.turn = None;
         if h.round >= 3 {
             let seats: Vec<SeatNo> = (0..h.n()).filter(|&s| h.seats[s].in_hand()).collect();
-            state.phase = Phase::Showdown;
+            *self.phase = HandPhase::Showdown;
             out.events.push(Event::public(
                 "showdown_begins",
                 None,
@@ -562,17 +655,17 @@ impl Chexuan {
                 }),
             ));
         }
-        Self::begin_round(state, round + 1, out);
+        self.begin_round(round + 1, out);
     }
 
     fn apply_bet(
-        state: &mut State,
+        &mut self,
         seat: SeatNo,
         action: Action,
         out: &mut Outcome,
-    ) -> Result<(), RuleError> {
-        let ante = state.opts.ante;
-        let h = Self::hand_mut(state);
+    ) -> Result<Option<HandOver>, RuleError> {
+        let ante = self.opts.ante;
+        let h = &mut *self.h;
         let o = bet_options(h, seat, ante);
         let left = h.seats[seat].left;
         // Validate completely before touching the state.
@@ -676,33 +769,34 @@ impl Chexuan {
 
         let still_in: Vec<SeatNo> = (0..h.n()).filter(|&s| h.seats[s].in_hand()).collect();
         if let [winner] = still_in[..] {
-            Self::settle_uncontested(state, winner, out);
-        } else if let Some(next) = h
+            return Ok(Some(self.settle_uncontested(winner, out)));
+        }
+        if let Some(next) = h
             .order_from(seat + 1)
             .into_iter()
             .find(|&s| h.needs_action(s))
         {
             h.turn = Some(next);
         } else if h.all_checked {
-            Self::settle_draw(state, out);
+            return Ok(Some(self.settle_draw(out)));
         } else {
-            Self::end_round(state, out);
+            self.end_round(out);
         }
-        Ok(())
+        Ok(None)
     }
 
     fn apply_split(
-        state: &mut State,
+        &mut self,
         seat: SeatNo,
         action: Action,
         out: &mut Outcome,
-    ) -> Result<(), RuleError> {
+    ) -> Result<Option<HandOver>, RuleError> {
         let Action::Split { head, tail } = action else {
             return Err(RuleError::illegal(
                 "the betting is over: split your four cards into a head and a tail",
             ));
         };
-        let h = Self::hand_mut(state);
+        let h = &mut *self.h;
         let mut rest = h.seats[seat].cards();
         if remove_cards(&mut rest, &[head[0], head[1], tail[0], tail[1]]).is_none() {
             return Err(RuleError::illegal(
@@ -718,13 +812,13 @@ impl Chexuan {
             data(&events::Nothing {}),
         ));
         if h.seats.iter().all(|s| !s.in_hand() || s.split.is_some()) {
-            Self::settle_showdown(state, out);
+            return Ok(Some(self.settle_showdown(out)));
         }
-        Ok(())
+        Ok(None)
     }
 
-    fn settle_showdown(state: &mut State, out: &mut Outcome) {
-        let h = Self::hand_mut(state);
+    fn settle_showdown(&mut self, out: &mut Outcome) -> HandOver {
+        let h = &mut *self.h;
         h.ending = Some(Ending::Showdown);
         let mut shown = Vec::new();
         let standing: Vec<Standing> = (0..h.n())
@@ -758,11 +852,11 @@ impl Chexuan {
             None,
             data(&events::Showdown { hands: &shown }),
         ));
-        Self::finish_with(state, &standing, Ending::Showdown, shown, out);
+        self.finish_with(&standing, Ending::Showdown, shown, out)
     }
 
-    fn settle_uncontested(state: &mut State, winner: SeatNo, out: &mut Outcome) {
-        let h = Self::hand_mut(state);
+    fn settle_uncontested(&mut self, winner: SeatNo, out: &mut Outcome) -> HandOver {
+        let h = &mut *self.h;
         h.ending = Some(Ending::Uncontested);
         let standing: Vec<Standing> = (0..h.n())
             .map(|s| match &h.seats[s] {
@@ -771,20 +865,20 @@ impl Chexuan {
                 _ => Standing::Folded,
             })
             .collect();
-        Self::finish_with(state, &standing, Ending::Uncontested, Vec::new(), out);
+        self.finish_with(&standing, Ending::Uncontested, Vec::new(), out)
     }
 
     /// Pays out a settled hand, scores it and ends it.
     fn finish_with(
-        state: &mut State,
+        &mut self,
         standing: &[Standing],
         ending: Ending,
         hands: Vec<ShownHand>,
         out: &mut Outcome,
-    ) {
-        let dealer = state.dealer;
-        let ante = state.opts.ante;
-        let h = Self::hand_mut(state);
+    ) -> HandOver {
+        let dealer = self.dealer;
+        let ante = self.opts.ante;
+        let h = &mut *self.h;
         let put_in: Vec<i64> = h.seats.iter().map(|s| s.put_in).collect();
         let settled = settle(&put_in, standing, dealer);
         let net = settled.net(&put_in);
@@ -808,12 +902,12 @@ impl Chexuan {
             .collect();
         detail.transfers = settled.transfers;
         detail.hands = hands;
-        Self::end_hand(state, next_dealer, points, net, detail, out);
+        self.end_hand(next_dealer, points, net, detail, out)
     }
 
-    fn settle_draw(state: &mut State, out: &mut Outcome) {
-        let dealer = state.dealer;
-        let h = Self::hand_mut(state);
+    fn settle_draw(&mut self, out: &mut Outcome) -> HandOver {
+        let dealer = self.dealer;
+        let h = &mut *self.h;
         h.ending = Some(Ending::Draw);
         let n = h.n();
         for (seat, sh) in h.seats.iter().enumerate() {
@@ -823,14 +917,14 @@ impl Chexuan {
             }
         }
         let detail = summary(h, Ending::Draw, dealer, dealer, &vec![0; n], &vec![0; n]);
-        Self::end_hand(state, dealer, vec![0; n], vec![0; n], detail, out);
+        self.end_hand(dealer, vec![0; n], vec![0; n], detail, out)
     }
 
-    fn escape(state: &mut State, e: SeatNo, ctx: Ctx, out: &mut Outcome) {
-        let dealer = state.dealer;
-        let ante = state.opts.ante;
-        let vacated = state.vacated.clone();
-        let h = Self::hand_mut(state);
+    fn escape(&mut self, e: SeatNo, ctx: Ctx, out: &mut Outcome) -> HandOver {
+        let dealer = self.dealer;
+        let ante = self.opts.ante;
+        let vacated = self.vacated;
+        let h = &mut *self.h;
         h.ending = Some(Ending::Escape);
         h.turn = None;
         let n = h.n();
@@ -882,38 +976,37 @@ impl Chexuan {
             from_wallet,
             bonus_points: bonus,
         });
-        Self::end_hand(state, dealer, points, net, detail, out);
+        self.end_hand(dealer, points, net, detail, out)
     }
 
     fn end_hand(
-        state: &mut State,
+        &mut self,
         next_dealer: SeatNo,
         points: Vec<i64>,
         coins: Vec<i64>,
         detail: Summary,
         out: &mut Outcome,
-    ) {
-        let n = state.seats;
-        state.phase = Phase::Settled;
-        state.dealer = next_dealer;
-        if let Some(h) = state.hand.as_mut() {
-            h.turn = None;
-        }
+    ) -> HandOver {
+        let n = self.h.n();
+        self.h.turn = None;
         let detail = data(&detail);
         out.events
             .push(Event::public("settlement", None, detail.clone()));
         out.hand_end = Some(HandResult {
-            hand_no: state.hand_no,
+            hand_no: self.hand_no,
             points,
             units: vec![0; n],
             coins,
             detail,
         });
+        HandOver { next_dealer }
     }
+}
 
+impl Chexuan {
     fn seat_view(state: &State, s: SeatNo, viewer: Option<SeatNo>) -> SeatView {
         let vacated = state.vacated.get(s).copied().unwrap_or(false);
-        let Some(h) = state.hand.as_ref() else {
+        let Some(h) = state.hand() else {
             return SeatView::NoHand {
                 seat: s,
                 vacated,
@@ -923,7 +1016,7 @@ impl Chexuan {
         let sh = &h.seats[s];
         let own = viewer == Some(s);
         let revealed = h.revealed(s);
-        let bobo_public = own || state.phase != Phase::Bobo;
+        let bobo_public = own || state.phase() != Phase::Bobo;
         SeatView::Hand(Box::new(HandSeat {
             seat: s,
             vacated,
@@ -975,17 +1068,16 @@ impl Game for Chexuan {
             seats,
             hand_no: 0,
             dealer: 0,
-            phase: Phase::Waiting,
             vacated: vec![false; seats],
-            hand: None,
+            table: Table::Waiting,
         }
     }
 
     fn stage(state: &State) -> Stage {
-        match state.phase {
-            Phase::Waiting | Phase::Settled => Stage::NeedsDeal,
-            Phase::Finished => Stage::Finished,
-            _ => Stage::InHand,
+        match state.table {
+            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
+            Table::Finished => Stage::Finished,
+            Table::InHand { .. } => Stage::InHand,
         }
     }
 
@@ -994,22 +1086,21 @@ impl Game for Chexuan {
     }
 
     fn phase(state: &State) -> &'static str {
-        state.phase.name()
+        state.phase().name()
     }
 
     fn to_act(state: &State) -> Vec<SeatNo> {
-        let Some(h) = state.hand.as_ref() else {
+        let Table::InHand { phase, hand: h } = &state.table else {
             return Vec::new();
         };
-        match state.phase {
-            Phase::Bobo => (0..h.n())
+        match phase {
+            HandPhase::Bobo => (0..h.n())
                 .filter(|&s| h.seats[s].playing && h.seats[s].bobo.is_none())
                 .collect(),
-            Phase::Betting => h.turn.into_iter().collect(),
-            Phase::Showdown => (0..h.n())
+            HandPhase::Betting => h.turn.into_iter().collect(),
+            HandPhase::Showdown => (0..h.n())
                 .filter(|&s| h.seats[s].in_hand() && h.seats[s].split.is_none())
                 .collect(),
-            _ => Vec::new(),
         }
     }
 
@@ -1024,8 +1115,7 @@ impl Game for Chexuan {
         let wallet = |s: SeatNo| start.wallets.get(s).copied().unwrap_or(0);
         let playing: Vec<bool> = (0..n).map(|s| wallet(s) >= state.opts.min_bobo).collect();
         if playing.iter().filter(|&&p| p).count() < 2 {
-            state.phase = Phase::Finished;
-            state.hand = None;
+            state.table = Table::Finished;
             out.events.push(Event::public(
                 "match_over",
                 None,
@@ -1045,7 +1135,7 @@ impl Game for Chexuan {
             })
             .collect();
         let base = base_points(state.opts.score_unit, &start.scores);
-        state.hand = Some(Hand {
+        let hand = Hand {
             started_ms: start.ctx.now_ms,
             base_points: base,
             deck: start.deck,
@@ -1056,8 +1146,11 @@ impl Game for Chexuan {
             all_checked: true,
             ending: None,
             seats,
-        });
-        state.phase = Phase::Bobo;
+        };
+        state.table = Table::InHand {
+            phase: HandPhase::Bobo,
+            hand,
+        };
         out.events.push(Event::public(
             "hand_start",
             None,
@@ -1078,26 +1171,39 @@ impl Game for Chexuan {
         _ctx: Ctx,
     ) -> Result<Outcome, RuleError> {
         if !Self::to_act(state).contains(&seat) {
-            let turn = state.hand.as_ref().and_then(|h| h.turn);
-            return Err(RuleError::not_your_turn(match (state.phase, turn) {
+            let turn = state.hand().and_then(|h| h.turn);
+            return Err(RuleError::not_your_turn(match (state.phase(), turn) {
                 (Phase::Betting, Some(t)) => format!("it is seat {t}'s turn to speak"),
                 _ => format!("seat {seat} has nothing to do now"),
             }));
         }
         let mut out = Outcome::default();
-        match state.phase {
-            Phase::Bobo => Self::apply_bobo(state, seat, action, &mut out)?,
-            Phase::Betting => Self::apply_bet(state, seat, action, &mut out)?,
-            _ => Self::apply_split(state, seat, action, &mut out)?,
+        // A seat has something to do only while a hand is in play.
+        let Some(mut play) = state.play() else {
+            return Ok(out);
+        };
+        let over = match *play.phase {
+            HandPhase::Bobo => play.apply_bobo(seat, action, &mut out)?,
+            HandPhase::Betting => play.apply_bet(seat, action, &mut out)?,
+            HandPhase::Showdown => play.apply_split(seat, action, &mut out)?,
+        };
+        if let Some(over) = over {
+            state.close_hand(over);
         }
         Ok(out)
     }
 
     fn auto_action(state: &State, seat: SeatNo) -> Action {
-        match (state.phase, state.hand.as_ref()) {
+        match &state.table {
             // An absent player is not staked: its wallet may have been spent meanwhile.
-            (Phase::Bobo, _) => Action::SitOut {},
-            (Phase::Showdown, Some(h)) => match <[Card; 4]>::try_from(h.seats[seat].cards()) {
+            Table::InHand {
+                phase: HandPhase::Bobo,
+                ..
+            } => Action::SitOut {},
+            Table::InHand {
+                phase: HandPhase::Showdown,
+                hand: h,
+            } => match <[Card; 4]>::try_from(h.seats[seat].cards()) {
                 Ok(cards) => {
                     let s = server_split(cards);
                     Action::Split {
@@ -1116,22 +1222,22 @@ impl Game for Chexuan {
         if seat >= state.seats {
             return out;
         }
-        let (playing, folded) = match state.hand.as_ref().map(|h| &h.seats[seat]) {
-            Some(sh) if state.phase.in_hand() => (sh.playing, sh.folded),
-            _ => (false, false),
-        };
-        let escaping = playing && !folded;
-        if escaping {
-            Self::escape(state, seat, ctx, &mut out);
-        } else if playing {
-            // A folded seat is out of the hand: what it put in stays in the settlement as a
-            // folded stake, the rest of its bobo goes home with it and the others play on.
-            let sh = &mut Self::hand_mut(state).seats[seat];
-            let amount = sh.left;
-            sh.withdrawn += amount;
-            sh.left = 0;
-            if amount > 0 {
-                out.money.push(Money::Payout { seat, amount });
+        let mut escaping = false;
+        if let Some(mut play) = state.play() {
+            let sh = &mut play.h.seats[seat];
+            if sh.playing && !sh.folded {
+                escaping = true;
+                let over = play.escape(seat, ctx, &mut out);
+                state.close_hand(over);
+            } else if sh.playing {
+                // A folded seat is out of the hand: what it put in stays in the settlement as a
+                // folded stake, the rest of its bobo goes home with it and the others play on.
+                let amount = sh.left;
+                sh.withdrawn += amount;
+                sh.left = 0;
+                if amount > 0 {
+                    out.money.push(Money::Payout { seat, amount });
+                }
             }
         }
         state.vacated[seat] = true;
@@ -1143,12 +1249,12 @@ impl Game for Chexuan {
     }
 
     fn view(state: &State, viewer: Option<SeatNo>) -> View {
-        let h = state.hand.as_ref();
-        let betting = state.phase == Phase::Betting;
+        let h = state.hand();
+        let betting = state.phase() == Phase::Betting;
         View {
             hand_no: state.hand_no,
             dealer: state.dealer,
-            phase: state.phase,
+            phase: state.phase(),
             ante: state.opts.ante,
             min_bobo: state.opts.min_bobo,
             round: h.filter(|_| betting).map(|h| h.round),
@@ -1164,19 +1270,21 @@ impl Game for Chexuan {
     }
 
     fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
+        let Table::InHand { phase, hand: h } = &state.table else {
+            return Vec::new();
+        };
         if !Self::to_act(state).contains(&seat) {
             return Vec::new();
         }
-        let h = Self::hand(state);
-        match state.phase {
-            Phase::Bobo => vec![
+        match phase {
+            HandPhase::Bobo => vec![
                 Legal::SetBobo {
                     min: state.opts.min_bobo,
                     max: h.seats[seat].wallet.min(MAX_BOBO),
                 },
                 Legal::SitOut,
             ],
-            Phase::Betting => {
+            HandPhase::Betting => {
                 let o = bet_options(h, seat, state.opts.ante);
                 let mut v = Vec::new();
                 if o.check {
@@ -1194,7 +1302,7 @@ impl Game for Chexuan {
                 v.push(Legal::Fold);
                 v
             }
-            _ => vec![Legal::Split],
+            HandPhase::Showdown => vec![Legal::Split],
         }
     }
 }
