@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::cards::canonical;
-use crate::engine::{RuleErrorKind, Visibility};
+use crate::engine::{HandResult, RuleErrorKind, Visibility};
 
 const T0: i64 = 1_700_000_000_000;
 
