@@ -1148,6 +1148,27 @@ fn state_survives_a_json_round_trip() {
     assert_eq!(serde_json::to_string(&back).unwrap(), text);
 }
 
+/// Every variant of the state's table survives a JSON round trip with its phase.
+#[test]
+fn state_survives_a_json_round_trip_in_every_phase() {
+    fn round_trip(state: &State, phase: Phase) {
+        assert_eq!(state.phase(), phase);
+        let text = serde_json::to_string(state).unwrap();
+        let back: State = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        assert_eq!(back.phase(), phase);
+    }
+    let mut t = Table::new(opts(json!({})), vec![1000; 3]);
+    round_trip(&t.state, Phase::Waiting);
+    t.deal(deck_cards());
+    round_trip(&t.state, Phase::Bobo);
+    let (t, _) = all_in_showdown(json!({}), &[100, 100, 100], &seed_abc());
+    round_trip(&t.state, Phase::Settled);
+    let mut t = Table::new(opts(json!({})), vec![0; 3]);
+    t.deal(deck_cards());
+    round_trip(&t.state, Phase::Finished);
+}
+
 fn shuffled_deck(rng: &mut Rng) -> Vec<Card> {
     let mut deck = deck_cards();
     let mut seed = [0u8; 32];
