@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 
 use super::*;
 use crate::cards::canonical;
-use crate::engine::{RuleErrorKind, Visibility};
+use crate::engine::{HandResult, RuleErrorKind, Visibility};
 
 const T0: i64 = 1_700_000_000_000;
 
@@ -75,7 +75,7 @@ impl Table {
     }
 
     fn hand(&self) -> &Hand {
-        self.state.hand.as_ref().expect("a hand")
+        self.state.hand().expect("a hand")
     }
 
     fn deal(&mut self, deck: Vec<Card>) -> Outcome {
@@ -235,7 +235,7 @@ impl Table {
     /// revealed at a showdown.
     fn allowed(&self, viewer: Option<SeatNo>) -> HashSet<Card> {
         let mut ok = HashSet::new();
-        if let Some(h) = &self.state.hand {
+        if let Some(h) = self.state.hand() {
             for (s, sh) in h.seats.iter().enumerate() {
                 ok.extend(&sh.face_up);
                 if viewer == Some(s) || h.revealed(s) {
@@ -256,7 +256,7 @@ impl Table {
 
     fn check(&self) {
         let n = self.n();
-        if let Some(h) = &self.state.hand {
+        if let Some(h) = self.state.hand() {
             let held: Vec<Card> = h.seats.iter().flat_map(|s| s.cards()).collect();
             assert_eq!(
                 canonical(&held),
@@ -313,11 +313,11 @@ fn all_in_showdown(opt: Value, bobos: &[i64], hands: &[Vec<Card>]) -> (Table, Ha
     let mut t = Table::new(opts(opt), vec![1000; hands.len()]);
     t.deal(deck_for_hands(hands));
     t.bobos(bobos);
-    while t.state.phase == Phase::Betting {
+    while t.state.phase() == Phase::Betting {
         let s = t.turn();
         t.act(s, Action::AllIn {});
     }
-    assert_eq!(t.state.phase, Phase::Showdown);
+    assert_eq!(t.state.phase(), Phase::Showdown);
     for (s, h) in hands.iter().enumerate() {
         t.act(s, split_of(h));
     }
@@ -435,7 +435,7 @@ fn betting_table(seats: usize) -> Table {
     let mut t = Table::new(opts(json!({})), vec![1000; seats]);
     t.deal(deck_cards());
     t.bobos(&vec![100; seats]);
-    assert_eq!(t.state.phase, Phase::Betting);
+    assert_eq!(t.state.phase(), Phase::Betting);
     t
 }
 
@@ -505,7 +505,7 @@ fn all_in_seat_stops_betting_and_the_remaining_cards_are_dealt() {
     assert_eq!(t.turn(), 0);
     t.act(0, Action::AllIn {});
     // Nobody can bet any more: the fourth card is dealt and the showdown begins.
-    assert_eq!(t.state.phase, Phase::Showdown);
+    assert_eq!(t.state.phase(), Phase::Showdown);
     assert_eq!(Chexuan::to_act(&t.state), vec![0, 1, 2]);
     for s in 0..3 {
         assert_eq!(t.hand().seats[s].face_up.len(), 2);
@@ -531,7 +531,7 @@ fn nobody_left_to_answer_means_no_raise_but_all_in_stays_open() {
         RuleErrorKind::Illegal
     );
     t.act(0, Action::Call {});
-    assert_eq!(t.state.phase, Phase::Showdown);
+    assert_eq!(t.state.phase(), Phase::Showdown);
 }
 
 /// The rulings' example: a (50) and c (150) both beat b, and b 敲 its whole 200 last, when
@@ -551,7 +551,7 @@ fn all_in_past_every_other_stake_can_be_lost_to_several_winners() {
     t.act(0, Action::AllIn {});
     assert!(legal(&t.state, 1).contains(&json!({ "type": "all_in", "amount": 190 })));
     t.act(1, Action::AllIn {});
-    assert_eq!(t.state.phase, Phase::Showdown);
+    assert_eq!(t.state.phase(), Phase::Showdown);
     for (s, h) in hands.iter().enumerate() {
         t.act(s, split_of(h));
     }
@@ -726,7 +726,7 @@ fn timeouts_sit_out_in_bobo_then_fold() {
     assert!(out.money.is_empty(), "sitting out stakes nothing");
     assert_eq!(Chexuan::to_act(&t.state), vec![0, 2]);
     t.bobos(&[100, 0, 100]);
-    assert_eq!(t.state.phase, Phase::Betting);
+    assert_eq!(t.state.phase(), Phase::Betting);
     assert!(
         t.hand().seats[1].hidden.is_empty(),
         "a seat sitting out is not dealt"
@@ -1146,6 +1146,27 @@ fn state_survives_a_json_round_trip() {
     let text = serde_json::to_string(&t.state).unwrap();
     let back: State = serde_json::from_str(&text).unwrap();
     assert_eq!(serde_json::to_string(&back).unwrap(), text);
+}
+
+/// Every variant of the state's table survives a JSON round trip with its phase.
+#[test]
+fn state_survives_a_json_round_trip_in_every_phase() {
+    fn round_trip(state: &State, phase: Phase) {
+        assert_eq!(state.phase(), phase);
+        let text = serde_json::to_string(state).unwrap();
+        let back: State = serde_json::from_str(&text).unwrap();
+        assert_eq!(serde_json::to_string(&back).unwrap(), text);
+        assert_eq!(back.phase(), phase);
+    }
+    let mut t = Table::new(opts(json!({})), vec![1000; 3]);
+    round_trip(&t.state, Phase::Waiting);
+    t.deal(deck_cards());
+    round_trip(&t.state, Phase::Bobo);
+    let (t, _) = all_in_showdown(json!({}), &[100, 100, 100], &seed_abc());
+    round_trip(&t.state, Phase::Settled);
+    let mut t = Table::new(opts(json!({})), vec![0; 3]);
+    t.deal(deck_cards());
+    round_trip(&t.state, Phase::Finished);
 }
 
 fn shuffled_deck(rng: &mut Rng) -> Vec<Card> {

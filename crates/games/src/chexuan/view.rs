@@ -9,8 +9,9 @@
 use schemars::JsonSchema;
 use serde::Serialize;
 
+use super::ranking::{Split, rank_pair, sanhua};
 use super::settle::Transfer;
-use super::{Ending, Phase};
+use super::{Ending, Phase, State, sorted};
 use crate::cards::Card;
 use crate::engine::{SeatInfo, SeatNo};
 
@@ -106,6 +107,52 @@ impl SeatInfo for View {
             SeatView::NoHand { .. } => None,
         }
     }
+}
+
+pub(super) fn split_view(split: &Split, swapped: bool) -> SplitView {
+    SplitView {
+        head: sorted(&split.head),
+        tail: sorted(&split.tail),
+        head_name: rank_pair(split.head[0], split.head[1]).1,
+        tail_name: rank_pair(split.tail[0], split.tail[1]).1,
+        swapped,
+    }
+}
+
+pub(super) fn seat_view(state: &State, s: SeatNo, viewer: Option<SeatNo>) -> SeatView {
+    let vacated = state.vacated.get(s).copied().unwrap_or(false);
+    let Some(h) = state.hand() else {
+        return SeatView::NoHand {
+            seat: s,
+            vacated,
+            playing: false,
+        };
+    };
+    let sh = &h.seats[s];
+    let own = viewer == Some(s);
+    let revealed = h.revealed(s);
+    let bobo_public = own || state.phase() != Phase::Bobo;
+    SeatView::Hand(Box::new(HandSeat {
+        seat: s,
+        vacated,
+        playing: sh.playing,
+        bobo_set: sh.bobo.is_some(),
+        bobo: sh.bobo.filter(|_| bobo_public),
+        bobo_left: sh.bobo.filter(|_| bobo_public).map(|_| sh.left),
+        put_in: sh.put_in,
+        round_bet: sh.round_bet,
+        folded: sh.folded,
+        all_in: sh.all_in,
+        face_up: sh.face_up.clone(),
+        hidden: (own || revealed).then(|| sorted(&sh.hidden)),
+        hidden_count: sh.hidden.len(),
+        split_submitted: sh.split.is_some(),
+        split: sh
+            .split
+            .filter(|_| own || revealed)
+            .map(|split| split_view(&split, sh.swapped)),
+        sanhua: revealed.then(|| sanhua(&sh.cards())).flatten(),
+    }))
 }
 
 /// One entry of `legal_actions`.
