@@ -233,6 +233,7 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
             rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
             live: live.clone(),
             stats: ClientStats::default(),
+            refused: (-1, 0),
         }
     };
     let mut clients = JoinSet::new();
