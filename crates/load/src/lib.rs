@@ -346,6 +346,25 @@ mod tests {
             parse(&["--game", "chexuan,dazha"]).game,
             [Game::Chexuan, Game::Dazha]
         );
+        let all = parse(&["--game", "chexuan,dazha,shengji,sandaha", "--clients", "8"]);
+        assert_eq!(
+            all.game,
+            [Game::Chexuan, Game::Dazha, Game::Shengji, Game::Sandaha],
+            "perf/run.sh's GAMES=chexuan,dazha,shengji,sandaha"
+        );
+        assert_eq!(check(&all), Ok(4));
+        assert!(
+            check(&parse(&[
+                "--game",
+                "chexuan,shengji",
+                "--seats",
+                "3",
+                "--clients",
+                "6"
+            ]))
+            .is_err(),
+            "升级 takes four seats"
+        );
         assert!(check(&parse(&["--duration", "0"])).is_err());
         assert!(check(&parse(&["--admin", "nopassword"])).is_err());
     }
