@@ -344,8 +344,10 @@ async fn a_whole_hand_from_a_fixed_deck_scores_what_the_deck_gives_and_hides_eve
                 "trick {trick_no}"
             );
         }
+        // Now and then every seat, not only the one to act: its view and every event so far.
         if trick_no % 9 == 4 {
             for (seat, p) in players.iter().enumerate() {
+                check_view(&app.view(&id, p).await, seat, &hands[seat], &played);
                 check_events(&app, &id, p, seat, &dealt[seat], &played).await;
             }
         }
