@@ -467,3 +467,271 @@ pub async fn wait_healthy(address: &str) {
     let log = std::fs::read_to_string(server_log(port)).unwrap_or_default();
     panic!("the server at {address} did not come up; its log:\n{log}");
 }
+
+// ----- Trick games (shengji, sandaha): fixed decks, events, counting the cards a seat sees -----
+
+impl TestApp {
+    /// The admin creates a match of `game` dealing `deck` first (without taking a seat);
+    /// players `prefix0`…`prefix3` take seats 0…3 in order, which deals the first hand.
+    pub async fn admin_table_of_four(
+        &self,
+        prefix: &str,
+        game: &str,
+        options: Value,
+        deck: &[String],
+    ) -> (String, Vec<Player>) {
+        let (s, v) = self
+            .post(
+                "/v1/matches",
+                &self.admin_token,
+                json!({"game": game, "join": false, "options": options, "deck": deck}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let id = v["id"].as_str().unwrap().to_string();
+        let mut players = Vec::new();
+        for seat in 0..4 {
+            let p = self.player(&format!("{prefix}{seat}"), 0).await;
+            let (s, v) = self
+                .post(
+                    &format!("/v1/matches/{id}/join"),
+                    &p.token,
+                    json!({"seat": seat}),
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+            players.push(p);
+        }
+        (id, players)
+    }
+
+    /// Every event of the match as `p` may see it, in order (all pages).
+    pub async fn all_events(&self, match_id: &str, p: &Player) -> Vec<Value> {
+        let mut out: Vec<Value> = Vec::new();
+        loop {
+            let after = out.last().map_or(0, |e| e["seq"].as_i64().unwrap());
+            let (s, b) = self
+                .get(
+                    &format!("/v1/matches/{match_id}/events?after={after}&limit=1000"),
+                    &p.token,
+                )
+                .await;
+            assert_eq!(s, StatusCode::OK, "{b}");
+            let page = b["events"].as_array().unwrap().clone();
+            if page.is_empty() {
+                return out;
+            }
+            out.extend(page);
+        }
+    }
+
+    /// Sends an action at `version` (not re-read): for races and stale versions.
+    pub async fn act_at(
+        &self,
+        match_id: &str,
+        p: &Player,
+        version: i64,
+        action: Value,
+    ) -> (StatusCode, Value) {
+        self.post(
+            &format!("/v1/matches/{match_id}/actions"),
+            &p.token,
+            json!({"version": version, "action": action}),
+        )
+        .await
+    }
+}
+
+/// Every poker card named anywhere in `v` (strings in api.md notation: `"10H"`, `"RJ"`),
+/// counted by face.
+pub fn card_counts(v: &Value) -> std::collections::BTreeMap<String, usize> {
+    fn walk(v: &Value, out: &mut std::collections::BTreeMap<String, usize>) {
+        match v {
+            Value::String(s) if is_poker_card(s) => *out.entry(s.clone()).or_default() += 1,
+            Value::Array(a) => a.iter().for_each(|x| walk(x, out)),
+            Value::Object(o) => o.values().for_each(|x| walk(x, out)),
+            _ => {}
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(v, &mut out);
+    out
+}
+
+/// Whether `s` is a poker card in api.md notation.
+pub fn is_poker_card(s: &str) -> bool {
+    if s == "RJ" || s == "BJ" {
+        return true;
+    }
+    let Some(suit) = s.chars().last() else {
+        return false;
+    };
+    let rank = &s[..s.len() - suit.len_utf8()];
+    "SHDC".contains(suit)
+        && [
+            "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A",
+        ]
+        .contains(&rank)
+}
+
+/// Counts the faces of `cards`.
+pub fn count_faces<'a>(
+    cards: impl IntoIterator<Item = &'a String>,
+) -> std::collections::BTreeMap<String, usize> {
+    let mut out = std::collections::BTreeMap::new();
+    for c in cards {
+        *out.entry(c.clone()).or_default() += 1;
+    }
+    out
+}
+
+/// Asserts that `v` names no card more often than `allowed` lets it (cards a seat may see,
+/// counted: with several decks one face is held in several copies), showing `what` otherwise.
+#[track_caller]
+pub fn assert_cards_within(
+    v: &Value,
+    allowed: &std::collections::BTreeMap<String, usize>,
+    what: &str,
+) {
+    for (face, n) in card_counts(v) {
+        let may = allowed.get(&face).copied().unwrap_or(0);
+        assert!(
+            n <= may,
+            "{what}: names {face} {n} times, but only {may} may be seen: {v}"
+        );
+    }
+}
+
+/// A fixed permutation of `items` (xorshift64 Fisher–Yates from `seed`), for decks that are
+/// the same on every run.
+pub fn fixed_shuffle<T>(items: &mut [T], seed: u64) {
+    let mut x = seed | 1;
+    for i in (1..items.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        items.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+}
+
+/// The first hand's deck of `game` in the game's own order (`Game::deck`), as card names.
+pub fn game_deck(game: &str, options: Value) -> Vec<String> {
+    let deck = games::game(game).unwrap().deck(&options).unwrap();
+    serde_json::from_value(json!(deck)).unwrap()
+}
+
+/// Card points in the trick games: 5 = 5, 10 and K = 10.
+pub fn trick_points(card: &str) -> u32 {
+    match card.get(..card.len() - 1) {
+        Some("5") => 5,
+        Some("10") | Some("K") => 10,
+        _ => 0,
+    }
+}
+
+/// An independent model of a trick game (升级, 三打哈) whose every lead is one card: which cards
+/// are trumps, how strong a card is, and who wins a trick of singles. It shares no code with
+/// the engines, so a hand played by it over HTTP checks the server's winners and points.
+pub struct SingleCardTricks {
+    /// The trump suit's letter.
+    pub trump: char,
+    /// Fixed trump ranks below the jokers, strongest first: 升级 `["2"]`, 三打哈 `["7", "2"]`.
+    pub fixed: &'static [&'static str],
+}
+
+impl SingleCardTricks {
+    fn split(card: &str) -> (&str, char) {
+        let suit = card.chars().last().unwrap();
+        (&card[..card.len() - 1], suit)
+    }
+
+    pub fn is_trump(&self, card: &str) -> bool {
+        if card == "RJ" || card == "BJ" {
+            return true;
+        }
+        let (rank, suit) = Self::split(card);
+        suit == self.trump || self.fixed.contains(&rank)
+    }
+
+    /// The suit a card follows in: `None` for trumps.
+    pub fn suit(&self, card: &str) -> Option<char> {
+        (!self.is_trump(card)).then(|| Self::split(card).1)
+    }
+
+    /// Strength within its suit (trumps are one suit): jokers, then each fixed rank of the trump
+    /// suit (主) above the same rank of the other suits (副, equal to each other), then A … 2.
+    pub fn power(&self, card: &str) -> u32 {
+        match card {
+            "RJ" => return 100,
+            "BJ" => return 99,
+            _ => {}
+        }
+        let (rank, suit) = Self::split(card);
+        if let Some(i) = self.fixed.iter().position(|r| *r == rank) {
+            return 98 - 2 * i as u32 - u32::from(suit != self.trump);
+        }
+        match rank {
+            "J" => 11,
+            "Q" => 12,
+            "K" => 13,
+            "A" => 14,
+            n => n.parse().unwrap(),
+        }
+    }
+
+    /// The leader's choice: its strongest card (trumps first).
+    pub fn lead(&self, hand: &[String]) -> String {
+        hand.iter()
+            .max_by_key(|c| (self.is_trump(c), self.power(c), (*c).clone()))
+            .unwrap()
+            .clone()
+    }
+
+    /// A follower's choice: its strongest card of the led suit, or, void, its weakest card
+    /// (plain suits before trumps).
+    pub fn follow(&self, hand: &[String], led: &str) -> String {
+        let suit = self.suit(led);
+        hand.iter()
+            .filter(|c| self.suit(c) == suit)
+            .max_by_key(|c| (self.power(c), (*c).clone()))
+            .or_else(|| {
+                hand.iter()
+                    .min_by_key(|c| (self.is_trump(c), self.power(c), (*c).clone()))
+            })
+            .unwrap()
+            .clone()
+    }
+
+    /// The index of the winning play of a trick of singles: the strongest of the led suit,
+    /// unless trumped; equal cards → the earlier.
+    pub fn winner(&self, plays: &[String]) -> usize {
+        let mut best = 0;
+        for (i, c) in plays.iter().enumerate().skip(1) {
+            let b = &plays[best];
+            let beats = if self.suit(c) == self.suit(b) {
+                self.power(c) > self.power(b)
+            } else {
+                self.is_trump(c)
+            };
+            if beats {
+                best = i;
+            }
+        }
+        best
+    }
+}
+
+/// Cards of a JSON array, as names.
+pub fn names(v: &Value) -> Vec<String> {
+    serde_json::from_value(v.clone()).unwrap_or_default()
+}
+
+/// Removes one copy of `card` from `hand`.
+#[track_caller]
+pub fn take_card(hand: &mut Vec<String>, card: &str) {
+    let i = hand
+        .iter()
+        .position(|c| c == card)
+        .expect("the card is held");
+    hand.remove(i);
+}

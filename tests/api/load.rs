@@ -1,6 +1,6 @@
 //! The load generator (`paiju-load`, whose figures docs/performance.md publishes) against the
-//! real server: both drives play real 扯旋 and 打炸 tables with no error, and the ledger they
-//! leave reconciles. This also runs the server's concurrent paths (moves of one table arriving
+//! real server: both drives play real 扯旋 and 打炸 tables with no error, whole hands of 升级 and
+//! 三打哈 are played without an error or a stall, and the ledger they leave reconciles. This also runs the server's concurrent paths (moves of one table arriving
 //! together, long-polls woken by notifications) under real load.
 
 use clap::Parser;
@@ -10,6 +10,10 @@ use paiju_load::{Args, check, run};
 use crate::helpers::{ADMIN, spawn_app};
 
 async fn play(address: &str, drive: &[&str]) -> Report {
+    play_games(address, "chexuan,dazha", "3", drive).await
+}
+
+async fn play_games(address: &str, games: &str, secs: &str, drive: &[&str]) -> Report {
     let admin = format!("{}:{}", ADMIN.0, ADMIN.1);
     let mut argv = vec![
         "paiju-load",
@@ -18,11 +22,11 @@ async fn play(address: &str, drive: &[&str]) -> Report {
         "--admin",
         &admin,
         "--duration",
-        "3",
+        secs,
         "--seed",
         "7",
         "--game",
-        "chexuan,dazha",
+        games,
     ];
     argv.extend_from_slice(drive);
     let args = Args::try_parse_from(argv).expect("valid arguments");
@@ -57,5 +61,55 @@ async fn both_drives_play_both_games_without_errors() {
         seat.stats.conflicts
     );
 
+    app.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn the_trick_games_are_played_to_the_end_of_their_hands() {
+    let app = spawn_app().await;
+    // A match of one hand each: a finished match is a whole hand played out (for 三打哈, or a
+    // deal that all four passed). A client per table never waits for a deadline, so a chooser
+    // that stalled or sent a refused move would show here.
+    for (game, first) in [("shengji", "declare"), ("sandaha", "bury")] {
+        let r = play_games(
+            &app.address,
+            game,
+            "8",
+            &["--drive", "table", "--clients", "2", "--hands", "1"],
+        )
+        .await;
+        assert!(r.stats.errors.is_empty(), "{game}: {:?}", r.stats.errors);
+        assert!(
+            r.stats.conflicts.is_empty(),
+            "{game}: {:?}",
+            r.stats.conflicts
+        );
+        assert!(
+            r.stats.matches_finished >= 2,
+            "{game}: whole hands are played: {}",
+            r.human()
+        );
+        let kinds = &r.stats.moves_by_type;
+        assert!(
+            kinds.contains_key(first) && kinds.get("play").is_some_and(|&n| n >= 100),
+            "{game}: {kinds:?}"
+        );
+    }
+
+    // Both games with a client per seat: turns come by long-poll, nothing is refused.
+    let seat = play_games(
+        &app.address,
+        "shengji,sandaha",
+        "4",
+        &["--drive", "seat", "--clients", "8"],
+    )
+    .await;
+    assert!(seat.moves >= 30, "moves keep flowing: {}", seat.moves);
+    assert!(seat.stats.errors.is_empty(), "{:?}", seat.stats.errors);
+    assert!(
+        seat.stats.conflicts.keys().all(|k| k == "version_conflict"),
+        "{:?}",
+        seat.stats.conflicts
+    );
     app.assert_ledger_reconciles().await;
 }

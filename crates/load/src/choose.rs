@@ -3,6 +3,8 @@
 //! variant to `Game` and its function here.
 
 use fastrand::Rng;
+use games::cards::{Card, Suit};
+use games::trick::{self, Order, Requirement};
 use serde_json::{Value, json};
 
 use crate::api::View;
@@ -13,6 +15,10 @@ pub enum Game {
     Chexuan,
     /// 上饶打炸, 4 seats.
     Dazha,
+    /// 四副牌升级, 4 seats.
+    Shengji,
+    /// 衡阳三打哈, 4 seats.
+    Sandaha,
 }
 
 impl Game {
@@ -20,13 +26,15 @@ impl Game {
         match self {
             Game::Chexuan => "chexuan",
             Game::Dazha => "dazha",
+            Game::Shengji => "shengji",
+            Game::Sandaha => "sandaha",
         }
     }
 
     pub fn seat_range(self) -> (usize, usize) {
         match self {
             Game::Chexuan => (2, 6),
-            Game::Dazha => (4, 4),
+            Game::Dazha | Game::Shengji | Game::Sandaha => (4, 4),
         }
     }
 
@@ -39,6 +47,8 @@ impl Game {
         match self {
             Game::Chexuan => chexuan(view, rng),
             Game::Dazha => dazha(view, rng),
+            Game::Shengji => shengji(view, rng),
+            Game::Sandaha => sandaha(view, rng),
         }
     }
 }
@@ -208,6 +218,126 @@ fn dazha(view: &View, rng: &mut Rng) -> Option<Value> {
     Some(json!({ "type": "pass" }))
 }
 
+/// The cards of a JSON array of card names (unknown names left out).
+fn cards(v: &Value) -> Vec<Card> {
+    strings(v)
+        .iter()
+        .filter_map(|c| Card::parse(c).ok())
+        .collect()
+}
+
+/// A random lead for the trick games: a random card of the hand, alone or with every copy of
+/// it. Identical cards are always one formation (single, pair, triple or quad; sandaha's two
+/// decks hold at most a pair), so the lead is legal whatever the hand.
+fn group_lead(hand: &[Card], rng: &mut Rng) -> Option<Value> {
+    let card = *hand.get(rng.usize(..hand.len().max(1)))?;
+    let copies = hand.iter().filter(|&&c| c == card).count();
+    let n = if rng.bool() { copies } else { 1 };
+    Some(json!({ "type": "play", "cards": vec![card; n] }))
+}
+
+/// A follow for the trick games: void in the led suit, random cards (any will do); otherwise
+/// the play the server's own automatic play makes (`trick::best_follow`), which obeys the
+/// structure rule by construction, so a random choice never has to guess at it and a refused
+/// play cannot repeat forever.
+fn trick_follow(order: &Order, hand: &[Card], lead: &[Card], rng: &mut Rng) -> Option<Value> {
+    if lead.is_empty() || hand.len() < lead.len() {
+        return None;
+    }
+    let cards = match trick::requirement(order, hand, lead) {
+        Requirement::Free { count } => {
+            let mut h = hand.to_vec();
+            rng.shuffle(&mut h);
+            h.truncate(count);
+            h
+        }
+        _ => trick::best_follow(order, hand, lead),
+    };
+    Some(json!({ "type": "play", "cards": cards }))
+}
+
+/// 四副牌升级 (docs/rules/shengji.md § Tricks, `legal_actions`): declares now and then with the
+/// 2s a `declare` template offers (any suit, any count it lists), else passes; leads a random
+/// card or group of identical cards; follows as `trick_follow`.
+fn shengji(view: &View, rng: &mut Rng) -> Option<Value> {
+    let t = view.legal_actions.iter().find(|t| t["type"] == "play");
+    let Some(t) = t else {
+        if let Some(d) = view.legal_actions.iter().find(|t| t["type"] == "declare")
+            && rng.u32(0..4) == 0
+        {
+            let options = d["options"].as_array()?;
+            let o = options.get(rng.usize(..options.len().max(1)))?;
+            let counts: Vec<u64> = o["counts"]
+                .as_array()?
+                .iter()
+                .filter_map(Value::as_u64)
+                .collect();
+            let count = *counts.get(rng.usize(..counts.len().max(1)))? as usize;
+            let card = format!("2{}", o["suit"].as_str()?);
+            return Some(json!({ "type": "declare", "cards": vec![card; count] }));
+        }
+        return view
+            .legal_actions
+            .iter()
+            .any(|t| t["type"] == "pass")
+            .then(|| json!({ "type": "pass" }));
+    };
+    let state = view.state();
+    let hand = cards(&state["hand"]);
+    if t["lead"].as_bool()? {
+        return group_lead(&hand, rng);
+    }
+    let trump: Suit = serde_json::from_value(state["trump"].clone()).ok()?;
+    let order = Order::new(games::shengji::RANKS, Some(trump));
+    trick_follow(&order, &hand, &cards(&state["trick"][0]["cards"]), rng)
+}
+
+/// 衡阳三打哈 (docs/rules/sandaha.md § `legal_actions`): bids the one value offered two times
+/// in three (a hand where all four pass is dealt again), names a random trump (or none),
+/// buries 8 random cards, plays on (surrenders one time in twenty), leads a random card or
+/// pair, follows as `trick_follow`.
+fn sandaha(view: &View, rng: &mut Rng) -> Option<Value> {
+    fn weight(kind: &str) -> u32 {
+        match kind {
+            "bid" => 2,
+            "pass" => 1,
+            "play_on" => 19,
+            "surrender" => 1,
+            _ => 1,
+        }
+    }
+    let t = pick(&view.legal_actions, weight, rng)?;
+    let kind = t["type"].as_str()?;
+    let state = view.state();
+    let hand = cards(&state["hand"]);
+    match kind {
+        "bid" => Some(json!({ "type": "bid", "value": t["value"] })),
+        "trump" => {
+            let suits = t["suits"].as_array()?;
+            let suit = suits.get(rng.usize(..suits.len().max(1)))?;
+            Some(json!({ "type": "trump", "suit": suit }))
+        }
+        "bury" => {
+            let count = t["count"].as_u64()? as usize;
+            let mut h = hand;
+            if h.len() < count {
+                return None;
+            }
+            rng.shuffle(&mut h);
+            h.truncate(count);
+            Some(json!({ "type": "bury", "cards": h }))
+        }
+        "play" if t["lead"].as_bool()? => group_lead(&hand, rng),
+        "play" => {
+            let trump: Option<Suit> = serde_json::from_value(state["trump"].clone()).ok()?;
+            let order = games::sandaha::order(trump);
+            let lead = cards(&state["trick"]["plays"][0]["cards"]);
+            trick_follow(&order, &hand, &lead, rng)
+        }
+        _ => Some(json!({ "type": kind })),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -349,5 +479,147 @@ mod tests {
             }
         }
         assert!((20..80).contains(&played), "{played}");
+    }
+
+    fn parsed(cs: &[&str]) -> Vec<Card> {
+        cs.iter().map(|c| Card::parse(c).unwrap()).collect()
+    }
+
+    #[test]
+    fn shengji_declares_what_is_offered_or_passes() {
+        let mut rng = Rng::with_seed(8);
+        let v = view(
+            1,
+            json!([{ "type": "declare", "options": [{ "suit": "H", "counts": [2, 3] }] },
+                   { "type": "pass" }]),
+            json!({ "hand": ["2H", "2H", "2H", "9S"] }),
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let a = Game::Shengji.choose(&v, &mut rng).unwrap();
+            match a["type"].as_str().unwrap() {
+                "pass" => assert_eq!(a, json!({ "type": "pass" })),
+                _ => {
+                    let cards = strings(&a["cards"]);
+                    assert!(cards == ["2H"; 2] || cards == ["2H"; 3], "{a}");
+                }
+            }
+            seen.insert(a.to_string());
+        }
+        assert_eq!(seen.len(), 3, "{seen:?}");
+        let pass_only = view(1, json!([{ "type": "pass" }]), json!({ "hand": ["9S"] }));
+        assert_eq!(
+            Game::Shengji.choose(&pass_only, &mut rng),
+            Some(json!({ "type": "pass" }))
+        );
+    }
+
+    #[test]
+    fn trick_game_leads_are_one_group_of_held_cards() {
+        let mut rng = Rng::with_seed(9);
+        let hand = ["RJ", "AS", "AS", "AS", "9H", "9H", "3C"];
+        let lead = json!([{ "type": "play", "count": null, "lead": true, "shapes": [] }]);
+        for game in [Game::Shengji, Game::Sandaha] {
+            let v = view(0, lead.clone(), json!({ "hand": hand, "trump": "S" }));
+            for _ in 0..100 {
+                let a = game.choose(&v, &mut rng).unwrap();
+                let cards = strings(&a["cards"]);
+                assert!(
+                    !cards.is_empty() && cards.iter().all(|c| *c == cards[0]),
+                    "{a}"
+                );
+                let held = hand.iter().filter(|h| **h == cards[0]).count();
+                assert!(cards.len() == 1 || cards.len() == held, "{a}");
+            }
+        }
+    }
+
+    #[test]
+    fn trick_game_follows_are_legal() {
+        let mut rng = Rng::with_seed(10);
+        // 升级, hearts trump: a pair of 9S led; the follower holds a pair of spades.
+        let hand = ["RJ", "2H", "KS", "QS", "QS", "JS", "5D", "9D"];
+        let order = Order::new(games::shengji::RANKS, Some(Suit::H));
+        let state = json!({ "hand": hand, "trump": "H",
+                            "trick": [{ "seat": 0, "cards": ["9S", "9S"] }] });
+        let t = json!([{ "type": "play", "count": 2, "lead": false, "shapes": [] }]);
+        for _ in 0..50 {
+            let a = Game::Shengji
+                .choose(&view(1, t.clone(), state.clone()), &mut rng)
+                .unwrap();
+            let play = cards(&a["cards"]);
+            trick::is_legal_follow(&order, &parsed(&hand), &parsed(&["9S", "9S"]), &play).unwrap();
+        }
+        // Void in the led suit: any cards, not always the same.
+        let void = json!({ "hand": hand, "trump": "H",
+                           "trick": [{ "seat": 0, "cards": ["9C", "9C"] }] });
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..50 {
+            let a = Game::Shengji
+                .choose(&view(1, t.clone(), void.clone()), &mut rng)
+                .unwrap();
+            assert_eq!(strings(&a["cards"]).len(), 2);
+            seen.insert(a.to_string());
+        }
+        assert!(seen.len() > 1);
+        // 三打哈 without a trump suit: a trump single led (a 7), the follower must answer with
+        // a trump (2S is one, 7s and 2s being fixed trumps).
+        let hand = ["2S", "AH", "KD", "5C"];
+        let state = json!({ "hand": hand, "trump": null, "trump_chosen": true,
+                            "trick": { "leader": 0, "plays": [{ "seat": 0, "cards": ["7D"] }] } });
+        let t = json!([{ "type": "play", "count": 1, "lead": false, "shapes": [] }]);
+        let a = Game::Sandaha.choose(&view(1, t, state), &mut rng).unwrap();
+        assert_eq!(strings(&a["cards"]), ["2S"]);
+    }
+
+    #[test]
+    fn sandaha_bids_names_trump_and_buries_held_cards() {
+        let mut rng = Rng::with_seed(11);
+        let hand: Vec<String> = (5..=14)
+            .flat_map(|r| {
+                ["S", "H", "D"].map(|s| {
+                    let rank = match r {
+                        11 => "J".to_string(),
+                        12 => "Q".into(),
+                        13 => "K".into(),
+                        14 => "A".into(),
+                        n => n.to_string(),
+                    };
+                    format!("{rank}{s}")
+                })
+            })
+            .collect();
+        let bury = view(
+            2,
+            json!([{ "type": "bury", "count": 8 }]),
+            json!({ "hand": hand }),
+        );
+        for _ in 0..20 {
+            let a = Game::Sandaha.choose(&bury, &mut rng).unwrap();
+            let mut cards = strings(&a["cards"]);
+            assert_eq!(cards.len(), 8);
+            assert!(cards.iter().all(|c| hand.contains(c)), "{a}");
+            cards.sort();
+            cards.dedup();
+            assert_eq!(cards.len(), 8, "each card once: {a}");
+        }
+        let trump = view(
+            2,
+            json!([{ "type": "trump", "suits": ["S", "H", "D", "C", null] }]),
+            json!({}),
+        );
+        let named: std::collections::BTreeSet<String> = (0..200)
+            .map(|_| Game::Sandaha.choose(&trump, &mut rng).unwrap()["suit"].to_string())
+            .collect();
+        assert_eq!(named.len(), 5, "{named:?}");
+        let bid = view(
+            0,
+            json!([{ "type": "bid", "value": 85 }, { "type": "pass" }]),
+            json!({}),
+        );
+        for _ in 0..50 {
+            let a = Game::Sandaha.choose(&bid, &mut rng).unwrap();
+            assert!(a == json!({ "type": "bid", "value": 85 }) || a == json!({ "type": "pass" }));
+        }
     }
 }

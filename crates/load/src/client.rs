@@ -18,6 +18,9 @@ use crate::stats::ClientStats;
 const MAX_WAIT_SECS: u64 = 10;
 /// Pause after an unexpected failure, so a repeated error cannot spin.
 pub const BACKOFF: Duration = Duration::from_millis(50);
+/// Moves refused (422) at one version after which a client stops choosing there and waits for
+/// the next version: the turn's deadline, whose automatic action moves the table on.
+const MAX_REFUSED: u32 = 3;
 
 /// Counters the progress line reads while the run goes on.
 #[derive(Default)]
@@ -37,9 +40,34 @@ pub struct Play {
     pub rng: Rng,
     pub live: Arc<Live>,
     pub stats: ClientStats,
+    /// Moves refused (422) at one version: (version, how many).
+    pub refused: (i64, u32),
 }
 
 impl Play {
+    /// A move for the seat of `view`, unless there is none to make or `MAX_REFUSED` moves were
+    /// already refused at this version (a chooser that keeps choosing a refused move must not
+    /// loop: a random chooser gets these tries to pick another one, then the client waits).
+    pub fn choose(&mut self, view: &View) -> Option<Value> {
+        if self.refused.0 == view.version && self.refused.1 >= MAX_REFUSED {
+            return None;
+        }
+        self.game.choose(view, &mut self.rng)
+    }
+
+    /// Counts a failure: an expected race (409) or an error, by its key. `version`: the one the
+    /// move was sent at, if it was a move.
+    pub fn refused_at(&mut self, version: i64, f: &Failure) {
+        if f.code() == Some("illegal_action") {
+            if self.refused.0 == version {
+                self.refused.1 += 1;
+            } else {
+                self.refused = (version, 1);
+            }
+        }
+        self.failed(f);
+    }
+
     /// Counts a failure: an expected race (409) or an error, by its key.
     pub fn failed(&mut self, f: &Failure) {
         let (map, live) = if f.expected() {
@@ -157,7 +185,7 @@ impl Client {
     async fn play_match(&mut self, mut view: View) {
         while !view.over() {
             let action = if view.my_turn() {
-                self.play.game.choose(&view, &mut self.play.rng)
+                self.play.choose(&view)
             } else {
                 None
             };
@@ -174,7 +202,7 @@ impl Client {
                     next
                 }
                 Err(f) => {
-                    self.play.failed(&f);
+                    self.play.refused_at(view.version, &f);
                     let expected = f.expected();
                     match f {
                         Failure::Problem { view: Some(v), .. } => *v,
@@ -188,5 +216,56 @@ impl Client {
                 }
             };
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn a_version_where_moves_were_refused_three_times_gets_no_more_moves() {
+        let mut play = Play {
+            game: Game::Shengji,
+            create: Value::Null,
+            deadline: Instant::now(),
+            rng: Rng::with_seed(1),
+            live: Arc::default(),
+            stats: ClientStats::default(),
+            refused: (-1, 0),
+        };
+        let at = |version: i64| -> View {
+            serde_json::from_value(json!({
+                "id": "m", "version": version, "status": "playing", "you": { "seat": 0 },
+                "to_act": [0], "legal_actions": [{ "type": "pass" }], "state": {},
+            }))
+            .unwrap()
+        };
+        let refusal = Failure::Problem {
+            status: 422,
+            code: "illegal_action".into(),
+            view: None,
+        };
+        for _ in 0..MAX_REFUSED {
+            assert_eq!(play.choose(&at(5)), Some(json!({ "type": "pass" })));
+            play.refused_at(5, &refusal);
+        }
+        assert_eq!(
+            play.choose(&at(5)),
+            None,
+            "the client waits for the deadline"
+        );
+        assert!(play.choose(&at(6)).is_some(), "a new version, new tries");
+        assert_eq!(play.stats.errors["illegal_action"], 3);
+        // Races are not refusals.
+        let race = Failure::Problem {
+            status: 409,
+            code: "version_conflict".into(),
+            view: None,
+        };
+        play.refused_at(6, &race);
+        assert_eq!(play.refused, (5, 3));
     }
 }

@@ -233,6 +233,7 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
             rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
             live: live.clone(),
             stats: ClientStats::default(),
+            refused: (-1, 0),
         }
     };
     let mut clients = JoinSet::new();
@@ -344,6 +345,25 @@ mod tests {
         assert_eq!(
             parse(&["--game", "chexuan,dazha"]).game,
             [Game::Chexuan, Game::Dazha]
+        );
+        let all = parse(&["--game", "chexuan,dazha,shengji,sandaha", "--clients", "8"]);
+        assert_eq!(
+            all.game,
+            [Game::Chexuan, Game::Dazha, Game::Shengji, Game::Sandaha],
+            "perf/run.sh's GAMES=chexuan,dazha,shengji,sandaha"
+        );
+        assert_eq!(check(&all), Ok(4));
+        assert!(
+            check(&parse(&[
+                "--game",
+                "chexuan,shengji",
+                "--seats",
+                "3",
+                "--clients",
+                "6"
+            ]))
+            .is_err(),
+            "升级 takes four seats"
         );
         assert!(check(&parse(&["--duration", "0"])).is_err());
         assert!(check(&parse(&["--admin", "nopassword"])).is_err());

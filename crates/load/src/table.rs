@@ -90,7 +90,7 @@ impl TableClient {
                 view = mine;
                 continue;
             }
-            let Some(action) = self.play.game.choose(&mine, &mut self.play.rng) else {
+            let Some(action) = self.play.choose(&mine) else {
                 view = self.fetch(&id, seat, view.version + 1).await;
                 continue;
             };
@@ -104,7 +104,7 @@ impl TableClient {
                     next
                 }
                 Err(f) => {
-                    self.play.failed(&f);
+                    self.play.refused_at(mine.version, &f);
                     match f {
                         Failure::Problem { view: Some(v), .. } => *v,
                         _ => {
