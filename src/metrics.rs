@@ -1,7 +1,6 @@
 //! Prometheus metrics (`GET /metrics`) and the per-address rate limit of register and login.
 
-use std::collections::{BTreeMap, HashMap};
-use std::fmt::Write;
+use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
 use std::time::Instant;
@@ -11,88 +10,134 @@ use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::Method;
 use actix_web::middleware::Next;
 use actix_web::{Error, HttpResponse, ResponseError, get, web};
+use prometheus::{
+    Encoder, Gauge, Histogram, HistogramOpts, HistogramVec, IntCounterVec, IntGauge, IntGaugeVec,
+    Opts, Registry, TextEncoder,
+};
 use sqlx::PgPool;
 
 use crate::error::ApiError;
 
-/// Upper bounds (seconds) of the action latency histogram's buckets.
+/// Upper bounds (seconds) of the latency histograms' buckets.
 const BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 ];
 
-#[derive(Default)]
-struct Histogram {
-    counts: [u64; BUCKETS.len()],
-    count: u64,
-    sum: f64,
-}
-
 /// Names the route pattern that serves a path (`routes::pattern_of`), for labels.
 pub type RouteOf = fn(&str) -> Option<&'static str>;
 
+/// This process's metrics, in a registry of its own (the `prometheus` crate): requests and
+/// their latency per route, the process (CPU, memory, file descriptors), the database pool, the
+/// build, and at each scrape what the database says.
 pub struct Metrics {
     route_of: RouteOf,
-    requests: Mutex<BTreeMap<(&'static str, &'static str, u16), u64>>,
-    actions: Mutex<Histogram>,
+    registry: Registry,
+    requests: IntCounterVec,
+    latency: HistogramVec,
+    actions: Histogram,
+    database_up: IntGauge,
+    matches: IntGaugeVec,
+    sweeper_lag: Gauge,
+    pool: IntGaugeVec,
 }
 
 impl Metrics {
     pub fn new(route_of: RouteOf) -> Metrics {
-        Metrics {
+        Metrics::build(route_of).expect("metric definitions are valid and registered once")
+    }
+
+    fn build(route_of: RouteOf) -> prometheus::Result<Metrics> {
+        let registry = Registry::new();
+        let requests = IntCounterVec::new(
+            Opts::new(
+                "paiju_http_requests_total",
+                "HTTP requests by method, route and status.",
+            ),
+            &["method", "route", "status"],
+        )?;
+        let latency = HistogramVec::new(
+            HistogramOpts::new(
+                "paiju_http_request_duration_seconds",
+                "Latency of HTTP requests by method and route.",
+            )
+            .buckets(BUCKETS.to_vec()),
+            &["method", "route"],
+        )?;
+        let actions = Histogram::with_opts(
+            HistogramOpts::new(
+                "paiju_action_seconds",
+                "Latency of POST /v1/matches/{id}/actions.",
+            )
+            .buckets(BUCKETS.to_vec()),
+        )?;
+        let database_up = IntGauge::new(
+            "paiju_database_up",
+            "Whether the database answered this scrape.",
+        )?;
+        let matches = IntGaugeVec::new(
+            Opts::new("paiju_matches", "Matches by status."),
+            &["status"],
+        )?;
+        let sweeper_lag = Gauge::new(
+            "paiju_sweeper_lag_seconds",
+            "How long the most overdue turn has waited past its deadline.",
+        )?;
+        let pool = IntGaugeVec::new(
+            Opts::new(
+                "paiju_db_connections",
+                "This process's database connections: the request pool's idle and in use, and \
+                 the ones kept for moves.",
+            ),
+            &["pool", "state"],
+        )?;
+        let build = IntGaugeVec::new(
+            Opts::new("paiju_build_info", "The running build; always 1."),
+            &["version"],
+        )?;
+        build.with_label_values(&[env!("CARGO_PKG_VERSION")]).set(1);
+        registry.register(Box::new(requests.clone()))?;
+        registry.register(Box::new(latency.clone()))?;
+        registry.register(Box::new(actions.clone()))?;
+        registry.register(Box::new(database_up.clone()))?;
+        registry.register(Box::new(matches.clone()))?;
+        registry.register(Box::new(sweeper_lag.clone()))?;
+        registry.register(Box::new(pool.clone()))?;
+        registry.register(Box::new(build))?;
+        registry.register(Box::new(
+            prometheus::process_collector::ProcessCollector::for_self(),
+        ))?;
+        Ok(Metrics {
             route_of,
-            requests: Mutex::default(),
-            actions: Mutex::default(),
-        }
+            registry,
+            requests,
+            latency,
+            actions,
+            database_up,
+            matches,
+            sweeper_lag,
+            pool,
+        })
     }
 
     fn observe(&self, method: &'static str, route: &'static str, status: u16, secs: f64) {
-        if let Ok(mut r) = self.requests.lock() {
-            *r.entry((method, route, status)).or_default() += 1;
-        }
-        if route == "/v1/matches/{id}/actions"
-            && let Ok(mut h) = self.actions.lock()
-        {
-            for (i, b) in BUCKETS.iter().enumerate() {
-                if secs <= *b {
-                    h.counts[i] += 1;
-                }
-            }
-            h.count += 1;
-            h.sum += secs;
+        self.requests
+            .with_label_values(&[method, route, status.to_string().as_str()])
+            .inc();
+        self.latency
+            .with_label_values(&[method, route])
+            .observe(secs);
+        if route == "/v1/matches/{id}/actions" {
+            self.actions.observe(secs);
         }
     }
 
-    fn render(&self, out: &mut String) {
-        out.push_str(
-            "# HELP paiju_http_requests_total HTTP requests by method, route and status.\n",
-        );
-        out.push_str("# TYPE paiju_http_requests_total counter\n");
-        if let Ok(r) = self.requests.lock() {
-            for ((method, route, status), n) in r.iter() {
-                let _ = writeln!(
-                    out,
-                    "paiju_http_requests_total{{method=\"{method}\",route=\"{route}\",status=\"{status}\"}} {n}"
-                );
-            }
+    /// The Prometheus text exposition of everything registered.
+    fn render(&self) -> String {
+        let mut out = Vec::new();
+        if let Err(e) = TextEncoder::new().encode(&self.registry.gather(), &mut out) {
+            tracing::warn!(error = %e, "metrics: encoding failed");
         }
-        out.push_str("# HELP paiju_action_seconds Latency of POST /v1/matches/{id}/actions.\n");
-        out.push_str("# TYPE paiju_action_seconds histogram\n");
-        if let Ok(h) = self.actions.lock() {
-            for (i, b) in BUCKETS.iter().enumerate() {
-                let _ = writeln!(
-                    out,
-                    "paiju_action_seconds_bucket{{le=\"{b}\"}} {}",
-                    h.counts[i]
-                );
-            }
-            let _ = writeln!(
-                out,
-                "paiju_action_seconds_bucket{{le=\"+Inf\"}} {}",
-                h.count
-            );
-            let _ = writeln!(out, "paiju_action_seconds_sum {}", h.sum);
-            let _ = writeln!(out, "paiju_action_seconds_count {}", h.count);
-        }
+        String::from_utf8(out).unwrap_or_default()
     }
 }
 
@@ -234,51 +279,55 @@ pub async fn rate_limit(
 }
 
 /// Prometheus text format. The process's own figures are always there; the database's are
-/// added when it answers, and `paiju_database_up` says whether it did, so an outage does not
-/// blank the scrape.
+/// refreshed when it answers, and `paiju_database_up` says whether it did, so an outage does
+/// not blank the scrape (the figures only the database knows are left out then).
 #[get("/metrics")]
-pub async fn scrape(pool: web::Data<PgPool>, m: web::Data<Metrics>) -> HttpResponse {
-    let mut out = String::new();
-    m.render(&mut out);
-    let db = database_figures(&pool).await;
-    out.push_str(
-        "# HELP paiju_database_up Whether the database answered this scrape.
-# TYPE paiju_database_up gauge
-",
-    );
-    let _ = writeln!(out, "paiju_database_up {}", u8::from(db.is_ok()));
-    match db {
-        Ok(figures) => out.push_str(&figures),
-        Err(e) => tracing::warn!(error = %e, "metrics: the database did not answer"),
+pub async fn scrape(
+    pool: web::Data<PgPool>,
+    runtime: web::Data<crate::matches::runtime::Runtime>,
+    m: web::Data<Metrics>,
+) -> HttpResponse {
+    let idle = pool.num_idle() as i64;
+    m.pool.with_label_values(&["requests", "idle"]).set(idle);
+    m.pool
+        .with_label_values(&["requests", "in_use"])
+        .set(i64::from(pool.size()) - idle);
+    m.pool
+        .with_label_values(&["moves", "idle"])
+        .set(runtime.idle_move_connections() as i64);
+    match database_figures(&pool).await {
+        Ok((by_status, lag)) => {
+            m.database_up.set(1);
+            for status in ["waiting", "playing", "finished", "aborted"] {
+                let n = by_status.iter().find(|r| r.0 == status).map_or(0, |r| r.1);
+                m.matches.with_label_values(&[status]).set(n);
+            }
+            m.sweeper_lag.set(lag);
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "metrics: the database did not answer");
+            m.database_up.set(0);
+            m.matches.reset();
+            m.sweeper_lag.set(0.0);
+        }
     }
     HttpResponse::Ok()
-        .content_type("text/plain; version=0.0.4; charset=utf-8")
-        .body(out)
+        .content_type(prometheus::TEXT_FORMAT)
+        .body(m.render())
 }
 
-async fn database_figures(pool: &PgPool) -> Result<String, sqlx::Error> {
-    let mut out = String::new();
+async fn database_figures(pool: &PgPool) -> Result<(Vec<(String, i64)>, f64), sqlx::Error> {
     let by_status: Vec<(String, i64)> =
         sqlx::query_as("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status")
             .fetch_all(pool)
             .await?;
-    out.push_str("# HELP paiju_matches Matches by status.\n# TYPE paiju_matches gauge\n");
-    for status in ["waiting", "playing", "finished", "aborted"] {
-        let n = by_status.iter().find(|r| r.0 == status).map_or(0, |r| r.1);
-        let _ = writeln!(out, "paiju_matches{{status=\"{status}\"}} {n}");
-    }
     let lag: f64 = sqlx::query_scalar(
         "SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(deadline_at)), 0)::float8
            FROM matches WHERE deadline_at <= now()",
     )
     .fetch_one(pool)
     .await?;
-    out.push_str(
-        "# HELP paiju_sweeper_lag_seconds How long the most overdue turn has waited past its deadline.\n\
-         # TYPE paiju_sweeper_lag_seconds gauge\n",
-    );
-    let _ = writeln!(out, "paiju_sweeper_lag_seconds {lag}");
-    Ok(out)
+    Ok((by_status, lag))
 }
 
 #[cfg(test)]
@@ -323,17 +372,27 @@ mod tests {
     }
 
     #[test]
-    fn latencies_land_in_cumulative_buckets() {
+    fn latencies_land_in_cumulative_buckets_per_route() {
         let m = Metrics::new(|_| None);
         m.observe("POST", "/v1/matches/{id}/actions", 200, 0.003);
         m.observe("GET", "/healthz", 200, 0.0001);
-        let mut out = String::new();
-        m.render(&mut out);
-        assert!(out.contains("paiju_action_seconds_bucket{le=\"0.0025\"} 0"));
+        let out = m.render();
+        assert!(
+            out.contains("paiju_action_seconds_bucket{le=\"0.0025\"} 0"),
+            "{out}"
+        );
         assert!(out.contains("paiju_action_seconds_bucket{le=\"0.005\"} 1"));
         assert!(out.contains("paiju_action_seconds_count 1"));
         assert!(out.contains(
             "paiju_http_requests_total{method=\"GET\",route=\"/healthz\",status=\"200\"} 1"
         ));
+        assert!(out.contains(
+            "paiju_http_request_duration_seconds_bucket{method=\"GET\",route=\"/healthz\",le=\"0.001\"} 1"
+        ));
+        assert!(out.contains("paiju_build_info{version="));
+        assert!(
+            out.contains("process_resident_memory_bytes"),
+            "process metrics: {out}"
+        );
     }
 }

@@ -62,6 +62,11 @@ impl Runtime {
         }
     }
 
+    /// The moves' connections kept open for the next move (a metric).
+    pub fn idle_move_connections(&self) -> usize {
+        self.conns.idle()
+    }
+
     /// Follows the database's notifications of new versions until the process ends.
     pub fn spawn_listener(&self) -> tokio::task::JoinHandle<()> {
         self.hub.spawn_listener(self.pool.clone())
