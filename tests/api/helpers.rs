@@ -263,60 +263,15 @@ impl TestApp {
         game: &str,
         options: Value,
     ) -> (String, Vec<Player>) {
-        let mut players = Vec::new();
-        for i in 0..4 {
-            players.push(self.player(&format!("{prefix}{i}"), coins).await);
-        }
-        let (s, v) = self
-            .post(
-                "/v1/matches",
-                &players[0].token,
-                json!({"game": game, "options": options}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{v}");
-        let id = v["id"].as_str().unwrap().to_string();
-        for p in &players[1..] {
-            let (s, v) = self
-                .post(&format!("/v1/matches/{id}/join"), &p.token, json!({}))
-                .await;
-            assert_eq!(s, StatusCode::OK, "{v}");
-        }
-        (id, players)
+        self.table_of(4, prefix, coins, game, options).await
     }
 
     /// Four players who never act play one hand of `game` out through deadlines and 托管: the
     /// match finishes, its points sum to zero, the replay deals `deck_len` cards, and the ledger
     /// reconciles. Returns the finished view.
     pub async fn absent_players_play_out(&self, game: &str, deck_len: usize) -> Value {
-        let (id, players) = self
-            .table_of_four(
-                "absent",
-                0,
-                game,
-                json!({"turn_timeout_secs": 1, "hands": 1}),
-            )
-            .await;
-        let v = self
-            .wait_for(&id, &players[0], 120, |v| v["status"] == "finished")
-            .await;
-        let points: i64 = v["last_result"]["points"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|p| p.as_i64().unwrap())
-            .sum();
-        assert_eq!(points, 0, "{v}");
-        let (s, replay) = self
-            .get(&format!("/v1/matches/{id}/replay"), &players[1].token)
-            .await;
-        assert_eq!(s, StatusCode::OK, "{replay}");
-        assert_eq!(
-            replay["hands"][0]["deck"].as_array().unwrap().len(),
-            deck_len
-        );
-        self.assert_ledger_reconciles().await;
-        v
+        self.absent_players_play_out_at(4, game, json!({}), deck_len)
+            .await
     }
 
     pub async fn coins(&self, p: &Player) -> i64 {
@@ -734,4 +689,75 @@ pub fn take_card(hand: &mut Vec<String>, card: &str) {
         .position(|c| c == card)
         .expect("the card is held");
     hand.remove(i);
+}
+
+impl TestApp {
+    /// `n` players named `prefix0`…`prefix{n-1}` holding `coins` each, seated in that order at a
+    /// new match of `game` for `n` seats with `options`; returns the match id and the players.
+    pub async fn table_of(
+        &self,
+        n: usize,
+        prefix: &str,
+        coins: i64,
+        game: &str,
+        options: Value,
+    ) -> (String, Vec<Player>) {
+        let mut players = Vec::new();
+        for i in 0..n {
+            players.push(self.player(&format!("{prefix}{i}"), coins).await);
+        }
+        let (s, v) = self
+            .post(
+                "/v1/matches",
+                &players[0].token,
+                json!({"game": game, "seats": n, "options": options}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{v}");
+        let id = v["id"].as_str().unwrap().to_string();
+        for p in &players[1..] {
+            let (s, v) = self
+                .post(&format!("/v1/matches/{id}/join"), &p.token, json!({}))
+                .await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+        }
+        (id, players)
+    }
+
+    /// `n` players who never act play one hand of `game` (with `options` besides a 1 s turn
+    /// and one hand) out through deadlines and 托管: the match finishes, its points sum to
+    /// zero, the replay deals `deck_len` cards, and the ledger reconciles. Returns the finished
+    /// view.
+    pub async fn absent_players_play_out_at(
+        &self,
+        n: usize,
+        game: &str,
+        options: Value,
+        deck_len: usize,
+    ) -> Value {
+        let mut options = options;
+        options["turn_timeout_secs"] = json!(1);
+        options["hands"] = json!(1);
+        let (id, players) = self.table_of(n, "absent", 0, game, options).await;
+        let v = self
+            .wait_for(&id, &players[0], 120, |v| v["status"] == "finished")
+            .await;
+        let points: i64 = v["last_result"]["points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|p| p.as_i64().unwrap())
+            .sum();
+        assert_eq!(points, 0, "{v}");
+        let (s, replay) = self
+            .get(&format!("/v1/matches/{id}/replay"), &players[1].token)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{replay}");
+        assert_eq!(
+            replay["hands"][0]["deck"].as_array().unwrap().len(),
+            deck_len
+        );
+        self.assert_ledger_reconciles().await;
+        v
+    }
 }

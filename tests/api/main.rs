@@ -2,6 +2,7 @@
 //! database per test (the project-local cluster, or `DATABASE_URL`'s server).
 
 mod accounts;
+mod chehuzi;
 mod chexuan;
 mod conventions;
 mod dazha;

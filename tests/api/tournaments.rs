@@ -14,7 +14,7 @@ async fn create(app: &TestApp, by: &Player, fee: i64, hands: u32, timeout: u32) 
     create_of(app, by, "dazha", fee, hands, timeout).await
 }
 
-async fn create_of(
+pub(crate) async fn create_of(
     app: &TestApp,
     by: &Player,
     game: &str,
@@ -36,7 +36,7 @@ async fn create_of(
     t["id"].as_str().unwrap().to_string()
 }
 
-async fn start(app: &TestApp, org: &Player, id: &str) -> (StatusCode, Value) {
+pub(crate) async fn start(app: &TestApp, org: &Player, id: &str) -> (StatusCode, Value) {
     app.post(
         &format!("/v1/tournaments/{id}/start"),
         &org.token,
@@ -45,7 +45,7 @@ async fn start(app: &TestApp, org: &Player, id: &str) -> (StatusCode, Value) {
     .await
 }
 
-async fn register_players(
+pub(crate) async fn register_players(
     app: &TestApp,
     id: &str,
     n: usize,
@@ -69,7 +69,7 @@ async fn register_players(
     players
 }
 
-async fn wait_finished(app: &TestApp, id: &str, secs: u64) -> Value {
+pub(crate) async fn wait_finished(app: &TestApp, id: &str, secs: u64) -> Value {
     let until = tokio::time::Instant::now() + Duration::from_secs(secs);
     loop {
         let (s, t) = app
@@ -90,7 +90,7 @@ async fn wait_finished(app: &TestApp, id: &str, secs: u64) -> Value {
 /// Checks the bracket of a finished tournament of `field` players at tables of `size`: only
 /// advancers play on, and each table's advancer has its best score, a tie going to the earlier
 /// registration. Returns how many tables ended in a tie for the best score.
-fn check_bracket(t: &Value, field: usize, size: usize) -> usize {
+pub(crate) fn check_bracket(t: &Value, field: usize, size: usize) -> usize {
     let reg_no = |user: &Value| {
         t["players"]
             .as_array()
@@ -157,7 +157,7 @@ fn check_bracket(t: &Value, field: usize, size: usize) -> usize {
     ties
 }
 
-async fn hands_per_table(app: &TestApp, id: &str) -> Vec<i64> {
+pub(crate) async fn hands_per_table(app: &TestApp, id: &str) -> Vec<i64> {
     sqlx::query_scalar(
         "SELECT (SELECT count(*) FROM hands h WHERE h.match_id = tt.match_id AND h.ended_at IS NOT NULL)
            FROM tournament_tables tt WHERE tt.tournament_id = $1::uuid",

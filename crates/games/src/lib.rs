@@ -19,11 +19,12 @@ pub mod trick;
 pub use engine::{DynGame, DynState, Game, Registered};
 
 /// Every game the service can run. Adding a game is one line here.
-static GAMES: [&dyn DynGame; 4] = [
+static GAMES: [&dyn DynGame; 5] = [
     &Registered::<chexuan::Chexuan>::new(),
     &Registered::<dazha::Dazha>::new(),
     &Registered::<shengji::Shengji>::new(),
     &Registered::<sandaha::Sandaha>::new(),
+    &Registered::<chehuzi::Chehuzi>::new(),
 ];
 
 /// Every game the service can run, in the order clients are told about them.

@@ -893,6 +893,59 @@ fn random_hands_keep_every_invariant() {
     assert!(wins > 100, "only {wins} wins in {hands} hands");
 }
 
+/// A deadline can always move a hand on (what the server relies on for timeouts and 托管): in
+/// every wait, the automatic action of every seat in `to_act` is accepted, and hands played by
+/// automatic actions alone end.
+#[test]
+fn every_automatic_action_is_accepted_in_every_wait() {
+    let mut rng = Rng(0x7a11_c0de);
+    let mut waits = 0;
+    for n in 0..1_000 {
+        let kings = if rng.chance(50) { 2 } else { 4 };
+        let o = opts(json!({"kings": kings}));
+        let mut st = Chehuzi::new_match(o.clone(), 3);
+        st.dealer = rng.below(3);
+        let mut deck = Chehuzi::deck(&o);
+        let mut seed = [0u8; 32];
+        seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+        shuffle(&mut deck, &seed);
+        Chehuzi::start_hand(
+            &mut st,
+            HandStart {
+                deck,
+                ctx: T0,
+                wallets: vec![0; 3],
+                scores: vec![0; 3],
+            },
+        );
+        // Half the hands are played by automatic actions alone, half by random ones.
+        let all_auto = n % 2 == 0;
+        let mut steps = 0;
+        while st.hand.is_some() {
+            let to_act = Chehuzi::to_act(&st);
+            assert!(!to_act.is_empty(), "a hand in play waits for someone");
+            for &seat in &to_act {
+                let auto = Chehuzi::auto_action(&st, seat);
+                let mut probe = st.clone();
+                Chehuzi::apply(&mut probe, seat, auto.clone(), T0).unwrap_or_else(|e| {
+                    panic!("automatic {auto:?} of seat {seat} refused: {}", e.detail)
+                });
+                waits += 1;
+            }
+            let seat = to_act[rng.below(to_act.len())];
+            let action = if all_auto {
+                Chehuzi::auto_action(&st, seat)
+            } else {
+                random_action(&st, seat, &mut rng)
+            };
+            Chehuzi::apply(&mut st, seat, action, T0).unwrap();
+            steps += 1;
+            assert!(steps < 1_000, "a hand ends");
+        }
+    }
+    assert!(waits > 10_000, "only {waits} waits checked");
+}
+
 /// Events for seats other than the actor never name a card of a face-down meld.
 fn check_events(st: &State, out: &Outcome) {
     for e in &out.events {
