@@ -85,3 +85,15 @@ fn committed_openapi_holds_every_games_schemas() {
          and commit the result"
     );
 }
+
+/// `docs/api.md`, the page for client writers, names every route we serve as `METHOD /path`.
+#[test]
+fn the_api_page_names_every_route() {
+    let page = include_str!("../../docs/api.md");
+    let missing: Vec<String> = paiju::routes::ROUTES
+        .iter()
+        .map(|(m, p)| format!("{} {p}", m.to_uppercase()))
+        .filter(|route| !page.contains(route.as_str()))
+        .collect();
+    assert!(missing.is_empty(), "docs/api.md does not name {missing:?}");
+}
