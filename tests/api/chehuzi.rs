@@ -133,15 +133,12 @@ async fn assert_sees_only_its_own(
 #[tokio::test]
 async fn three_players_drive_a_fixed_deck_to_a_self_drawn_win() {
     let app = spawn_app().await;
-    let players = [
-        app.player("chz0", 0).await,
-        app.player("chz1", 0).await,
-        app.player("chz2", 0).await,
-    ];
     let options = json!({"turn_timeout_secs": 600, "claim_timeout_secs": 600, "hands": 1});
     let deck = fixed_deck();
     assert_eq!(deck.len(), 82);
-
+    let (id, players) = app
+        .admin_table(3, "chz", "chehuzi", options.clone(), &deck)
+        .await;
     // Only an admin fixes the deck.
     let (s, b) = app
         .post(
@@ -151,26 +148,6 @@ async fn three_players_drive_a_fixed_deck_to_a_self_drawn_win() {
         )
         .await;
     assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
-    let (s, v) = app
-        .post(
-            "/v1/matches",
-            &app.admin_token,
-            json!({"game": "chehuzi", "options": options, "deck": deck, "join": false}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    assert_eq!(v["seats"].as_array().unwrap().len(), 3, "three seats: {v}");
-    let id = v["id"].as_str().unwrap().to_string();
-    for (seat, p) in players.iter().enumerate() {
-        let (s, v) = app
-            .post(
-                &format!("/v1/matches/{id}/join"),
-                &p.token,
-                json!({"seat": seat}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-    }
 
     // The deal: 21 cards to the dealer, 20 to the others, each seat sees its own hand only.
     let views = [

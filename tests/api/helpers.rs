@@ -426,26 +426,39 @@ pub async fn wait_healthy(address: &str) {
 // ----- Trick games (shengji, sandaha): fixed decks, events, counting the cards a seat sees -----
 
 impl TestApp {
-    /// The admin creates a match of `game` dealing `deck` first (without taking a seat);
-    /// players `prefix0`…`prefix3` take seats 0…3 in order, which deals the first hand.
+    /// [`TestApp::admin_table`] of four seats.
     pub async fn admin_table_of_four(
         &self,
         prefix: &str,
         game: &str,
         options: Value,
-        deck: &[String],
+        deck: &[impl serde::Serialize],
+    ) -> (String, Vec<Player>) {
+        self.admin_table(4, prefix, game, options, deck).await
+    }
+
+    /// The admin creates a match of `game` for `n` seats dealing `deck` first (without taking
+    /// a seat); players `prefix0`, `prefix1`, … take the seats in order, which deals the first
+    /// hand.
+    pub async fn admin_table(
+        &self,
+        n: usize,
+        prefix: &str,
+        game: &str,
+        options: Value,
+        deck: &[impl serde::Serialize],
     ) -> (String, Vec<Player>) {
         let (s, v) = self
             .post(
                 "/v1/matches",
                 &self.admin_token,
-                json!({"game": game, "join": false, "options": options, "deck": deck}),
+                json!({"game": game, "seats": n, "join": false, "options": options, "deck": deck}),
             )
             .await;
         assert_eq!(s, StatusCode::CREATED, "{v}");
         let id = v["id"].as_str().unwrap().to_string();
         let mut players = Vec::new();
-        for seat in 0..4 {
+        for seat in 0..n {
             let p = self.player(&format!("{prefix}{seat}"), 0).await;
             let (s, v) = self
                 .post(
