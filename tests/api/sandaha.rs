@@ -326,3 +326,27 @@ async fn a_whole_hand_from_a_fixed_deck_scores_its_row_and_defenders_never_see_t
     assert_eq!(s, StatusCode::OK, "{replay}");
     assert_eq!(names(&replay["hands"][0]["deck"]), deck);
 }
+
+/// A 比赛场 of 衡阳三打哈: four players at one table play their round out by automatic play;
+/// the table's best (ties to the earlier registration) takes the pool.
+#[tokio::test]
+async fn a_tournament_table_plays_out_and_its_best_takes_the_pool() {
+    use crate::tournaments::{
+        check_bracket, create_of, hands_per_table, register_players, start, wait_finished,
+    };
+    let app = spawn_app().await;
+    let org = app.organiser("organiser").await;
+    let id = create_of(&app, &org, "sandaha", 20, 1, 1).await;
+    let players = register_players(&app, &id, 4, 20, "sdt").await;
+    let (s, t) = start(&app, &org, &id).await;
+    assert_eq!(s, StatusCode::OK, "{t}");
+    assert_eq!(t["prize_pool"], 80);
+    let t = wait_finished(&app, &id, 240).await;
+    check_bracket(&t, 4, 4);
+    assert_eq!(hands_per_table(&app, &id).await, [1]);
+    for p in &players {
+        let want = if t["winner"] == json!(p.id) { 80 } else { 0 };
+        assert_eq!(app.coins(p).await, want, "{}", p.name);
+    }
+    app.assert_ledger_reconciles().await;
+}
