@@ -11,7 +11,9 @@
 #   4. prints the table and the ratios.
 # Environment: RUN_SECS (20), WARMUP_SECS (20: paiju-load before the first timed run, to fill
 # paiju's database; 0 for none), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), GAMES (the
-# games paiju-load plays, "chexuan,dazha"; any of chexuan,dazha,shengji,sandaha), KEEP_DBS (unset);
+# games paiju-load plays, "chexuan,dazha"; any of chexuan,dazha,shengji,sandaha,chehuzi; chehuzi
+# seats three, so with it a client per seat needs CLIENTS that fill whole tables taken in turn,
+# e.g. "8 31" for all five, which paiju-load names when it refuses a count), KEEP_DBS (unset);
 # DATABASE_URL (a server on 127.0.0.1 instead of the local cluster; any database name, the
 # scratch databases are created beside it) with PGDATA (its data directory, for the CPU column).
 # Only 127.0.0.1 is ever contacted. Every wait is bounded.

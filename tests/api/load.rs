@@ -1,7 +1,9 @@
 //! The load generator (`paiju-load`, whose figures docs/performance.md publishes) against the
-//! real server: both drives play real 扯旋 and 打炸 tables with no error, whole hands of 升级 and
-//! 三打哈 are played without an error or a stall, and the ledger they leave reconciles. This also runs the server's concurrent paths (moves of one table arriving
-//! together, long-polls woken by notifications) under real load.
+//! real server: both drives play real 扯旋 and 打炸 tables with no error, whole hands of 升级,
+//! 三打哈 and 扯胡子 are played without an error or a stall, three-seat 扯胡子 tables mix with
+//! four-seat ones, and the ledger they leave reconciles. This also runs the server's
+//! concurrent paths (moves of one table arriving together, long-polls woken by
+//! notifications, 扯胡子's simultaneous claim windows) under real load.
 
 use clap::Parser;
 use paiju_load::stats::Report;
@@ -30,8 +32,8 @@ async fn play_games(address: &str, games: &str, secs: &str, drive: &[&str]) -> R
     ];
     argv.extend_from_slice(drive);
     let args = Args::try_parse_from(argv).expect("valid arguments");
-    let seats = check(&args).expect("arguments that fit the games");
-    run(args, seats).await.expect("the load run")
+    let layout = check(&args).expect("arguments that fit the games");
+    run(args, layout).await.expect("the load run")
 }
 
 #[tokio::test]
@@ -110,6 +112,56 @@ async fn the_trick_games_are_played_to_the_end_of_their_hands() {
         seat.stats.conflicts.keys().all(|k| k == "version_conflict"),
         "{:?}",
         seat.stats.conflicts
+    );
+    app.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn chehuzi_is_played_to_the_end_of_its_hands() {
+    let app = spawn_app().await;
+    // Matches of one hand, a client per table: each finished match is a whole hand (a win or
+    // 荒庄) played from the views' `legal_actions` alone, with no refused move and no wait for
+    // a deadline (the 60 s turn timeout is far longer than the run).
+    let r = play_games(
+        &app.address,
+        "chehuzi",
+        "6",
+        &["--drive", "table", "--clients", "2", "--hands", "1"],
+    )
+    .await;
+    assert!(r.stats.errors.is_empty(), "{:?}", r.stats.errors);
+    assert!(r.stats.conflicts.is_empty(), "{:?}", r.stats.conflicts);
+    assert!(
+        r.stats.matches_finished >= 2,
+        "whole hands are played: {}",
+        r.human()
+    );
+    let kinds = &r.stats.moves_by_type;
+    assert!(
+        kinds.get("discard").is_some_and(|&n| n >= 40) && kinds.contains_key("pass"),
+        "discards and claim answers: {kinds:?}"
+    );
+
+    // Three-seat 扯胡子 tables beside four-seat 打炸 ones, a client per seat (7 = 3 + 4): the
+    // claim windows' simultaneous answers race only at one version.
+    let seat = play_games(
+        &app.address,
+        "chehuzi,dazha",
+        "4",
+        &["--drive", "seat", "--clients", "7"],
+    )
+    .await;
+    assert!(seat.moves >= 30, "moves keep flowing: {}", seat.moves);
+    assert!(seat.stats.errors.is_empty(), "{:?}", seat.stats.errors);
+    assert!(
+        seat.stats.conflicts.keys().all(|k| k == "version_conflict"),
+        "{:?}",
+        seat.stats.conflicts
+    );
+    let kinds = &seat.stats.moves_by_type;
+    assert!(
+        kinds.contains_key("discard") && kinds.contains_key("play"),
+        "both games were played: {kinds:?}"
     );
     app.assert_ledger_reconciles().await;
 }

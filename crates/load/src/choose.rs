@@ -19,6 +19,8 @@ pub enum Game {
     Shengji,
     /// 衡阳三打哈, 4 seats.
     Sandaha,
+    /// 永州扯胡子, 3 seats.
+    Chehuzi,
 }
 
 impl Game {
@@ -28,6 +30,7 @@ impl Game {
             Game::Dazha => "dazha",
             Game::Shengji => "shengji",
             Game::Sandaha => "sandaha",
+            Game::Chehuzi => "chehuzi",
         }
     }
 
@@ -35,11 +38,15 @@ impl Game {
         match self {
             Game::Chexuan => (2, 6),
             Game::Dazha | Game::Shengji | Game::Sandaha => (4, 4),
+            Game::Chehuzi => (3, 3),
         }
     }
 
-    /// Seats per table unless `--seats` says otherwise: every game here takes four.
-    pub const DEFAULT_SEATS: usize = 4;
+    /// Seats per table unless `--seats` says otherwise: four, or the one count a game takes.
+    pub fn default_seats(self) -> usize {
+        let (lo, hi) = self.seat_range();
+        4.clamp(lo, hi)
+    }
 
     /// A random legal action for the viewer's seat, or `None` when the view offers nothing
     /// this chooser knows how to fill.
@@ -49,6 +56,7 @@ impl Game {
             Game::Dazha => dazha(view, rng),
             Game::Shengji => shengji(view, rng),
             Game::Sandaha => sandaha(view, rng),
+            Game::Chehuzi => chehuzi(view, rng),
         }
     }
 }
@@ -338,6 +346,39 @@ fn sandaha(view: &View, rng: &mut Rng) -> Option<Value> {
     }
 }
 
+/// 永州扯胡子 (docs/rules/chehuzi.md § Over HTTP, Engine surface): in a claim window, 胡 whenever
+/// it is offered, else a random one of the other templates (碰, 吃 with a random one of its
+/// meld sets, or pass); a discard is a random card of those the `discard` template lists (or,
+/// should a template list none, a card of `state.hand` that is not W and not in a 坎).
+fn chehuzi(view: &View, rng: &mut Rng) -> Option<Value> {
+    let legal = &view.legal_actions;
+    if legal.iter().any(|t| t["type"] == "hu") {
+        return Some(json!({ "type": "hu" }));
+    }
+    let t = legal.get(rng.usize(..legal.len().max(1)))?;
+    match t["type"].as_str()? {
+        "discard" => {
+            let mut allowed = strings(&t["cards"]);
+            if allowed.is_empty() {
+                let hand = strings(&view.state()["hand"]);
+                allowed = hand
+                    .iter()
+                    .filter(|c| *c != "W" && hand.iter().filter(|h| h == c).count() < 3)
+                    .cloned()
+                    .collect();
+            }
+            let card = allowed.get(rng.usize(..allowed.len().max(1)))?;
+            Some(json!({ "type": "discard", "card": card }))
+        }
+        "chi" => {
+            let options = t["options"].as_array()?;
+            let melds = options.get(rng.usize(..options.len().max(1)))?;
+            Some(json!({ "type": "chi", "melds": melds }))
+        }
+        kind => Some(json!({ "type": kind })),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -621,5 +662,66 @@ mod tests {
             let a = Game::Sandaha.choose(&bid, &mut rng).unwrap();
             assert!(a == json!({ "type": "bid", "value": 85 }) || a == json!({ "type": "pass" }));
         }
+    }
+
+    #[test]
+    fn chehuzi_wins_when_it_can_and_otherwise_answers_what_is_offered() {
+        let mut rng = Rng::with_seed(12);
+        let hu = view(
+            1,
+            json!([{ "type": "hu" }, { "type": "peng" }, { "type": "pass" }]),
+            json!({}),
+        );
+        for _ in 0..20 {
+            assert_eq!(
+                Game::Chehuzi.choose(&hu, &mut rng),
+                Some(json!({ "type": "hu" }))
+            );
+        }
+        let melds = json!([[["s3", "s4", "s5"]], [["s5", "s6", "s7"]]]);
+        let claim = view(
+            2,
+            json!([{ "type": "peng" }, { "type": "chi", "options": melds }, { "type": "pass" }]),
+            json!({}),
+        );
+        let mut seen = std::collections::BTreeSet::new();
+        for _ in 0..200 {
+            let a = Game::Chehuzi.choose(&claim, &mut rng).unwrap();
+            match a["type"].as_str().unwrap() {
+                "chi" => assert!(melds.as_array().unwrap().contains(&a["melds"]), "{a}"),
+                kind => assert_eq!(a, json!({ "type": kind })),
+            }
+            seen.insert(a.to_string());
+        }
+        assert_eq!(seen.len(), 4, "{seen:?}");
+    }
+
+    #[test]
+    fn chehuzi_discards_an_allowed_card() {
+        let mut rng = Rng::with_seed(13);
+        let hand = json!({ "hand": ["W", "b9", "b9", "b9", "s7", "s2"] });
+        let listed = view(
+            0,
+            json!([{ "type": "discard", "cards": ["s7", "s2"] }]),
+            hand.clone(),
+        );
+        let generic = view(0, json!([{ "type": "discard" }]), hand);
+        let mut seen = std::collections::BTreeSet::new();
+        for v in [&listed, &generic] {
+            for _ in 0..50 {
+                let a = Game::Chehuzi.choose(v, &mut rng).unwrap();
+                assert_eq!(a["type"], "discard");
+                let card = a["card"].as_str().unwrap().to_string();
+                assert!(card == "s7" || card == "s2", "neither W nor the 坎: {a}");
+                seen.insert(card);
+            }
+        }
+        assert_eq!(seen.len(), 2);
+        let nothing = view(
+            0,
+            json!([{ "type": "discard", "cards": [] }]),
+            json!({ "hand": ["W"] }),
+        );
+        assert_eq!(Game::Chehuzi.choose(&nothing, &mut rng), None);
     }
 }

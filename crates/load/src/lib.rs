@@ -43,8 +43,8 @@ pub struct Args {
     /// Server base URL; repeat to spread the clients round-robin over several servers.
     #[arg(long = "url", default_value = "http://127.0.0.1:8080")]
     urls: Vec<String>,
-    /// Concurrent clients: with --drive seat, one seat each (a multiple of --seats); with
-    /// --drive table, one table each.
+    /// Concurrent clients: with --drive seat, one seat each (filling whole tables, taken in
+    /// turn); with --drive table, one table each.
     #[arg(long, default_value_t = 8)]
     clients: usize,
     /// What a client plays: one seat, waiting for the others' moves like a phone at a table,
@@ -57,7 +57,7 @@ pub struct Args {
     /// The games played; with several (`chexuan,dazha`), tables take them in turn.
     #[arg(long, value_enum, value_delimiter = ',', default_value = "chexuan")]
     game: Vec<Game>,
-    /// Seats per match (default: 4).
+    /// Seats per match, for every game (default: each game's own, 4; 3 for chehuzi).
     #[arg(long)]
     seats: Option<usize>,
     /// Admin account that grants coins to the players, as user:password.
@@ -89,31 +89,97 @@ impl Drive {
     }
 }
 
-/// Checks the arguments; returns the seats per table.
-pub fn check(args: &Args) -> Result<usize, String> {
-    let seats = args.seats.unwrap_or(Game::DEFAULT_SEATS);
+/// Which game each table plays, and with how many seats.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Layout {
+    /// Seats per table of each game of `--game`, in its order.
+    pub seats: Vec<usize>,
+    /// The game of each table (an index into `--game`): the games take turns by table.
+    pub tables: Vec<usize>,
+}
+
+impl Layout {
+    /// Seats of table `t`.
+    fn seats_of(&self, t: usize) -> usize {
+        self.seats[self.tables[t]]
+    }
+
+    /// Players needed: every seat of every table.
+    fn players(&self) -> usize {
+        (0..self.tables.len()).map(|t| self.seats_of(t)).sum()
+    }
+}
+
+/// Checks the arguments; returns the tables to play. Each game is played with `--seats` or,
+/// without it, its own count (four, three for 扯胡子), so games of different table sizes mix:
+/// with a client per table any number of clients does; with a client per seat `--clients`
+/// must fill whole tables taken in turn.
+pub fn check(args: &Args) -> Result<Layout, String> {
+    let mut seats = Vec::with_capacity(args.game.len());
     for game in &args.game {
+        let n = args.seats.unwrap_or(game.default_seats());
         let (lo, hi) = game.seat_range();
-        if !(lo..=hi).contains(&seats) {
+        if !(lo..=hi).contains(&n) {
+            let range = if lo == hi {
+                format!("{lo}")
+            } else {
+                format!("{lo} to {hi}")
+            };
             return Err(format!(
-                "{} is played by {lo} to {hi} seats, not {seats}",
+                "{} is played by {range} seats, not {n}",
                 game.name()
             ));
         }
+        seats.push(n);
     }
-    if args.clients == 0 || (args.drive == Drive::Seat && !args.clients.is_multiple_of(seats)) {
-        return Err(format!(
-            "--clients must be a positive multiple of the {seats} seats of a match, got {}",
-            args.clients
-        ));
+    if seats.is_empty() || args.clients == 0 {
+        return Err("--game and a positive --clients are needed".into());
     }
+    let tables: Vec<usize> = match args.drive {
+        Drive::Table => (0..args.clients).map(|t| t % seats.len()).collect(),
+        Drive::Seat => {
+            let (mut tables, mut filled) = (Vec::new(), 0);
+            while filled < args.clients {
+                let g = tables.len() % seats.len();
+                filled += seats[g];
+                tables.push(g);
+            }
+            if filled != args.clients {
+                if seats.iter().all(|&n| n == seats[0]) {
+                    return Err(format!(
+                        "--clients must be a positive multiple of the {} seats of a match, got {}",
+                        seats[0], args.clients
+                    ));
+                }
+                let below = filled - seats[tables[tables.len() - 1]];
+                let sizes: Vec<String> = seats.iter().map(usize::to_string).collect();
+                let fits = if below == 0 {
+                    format!("{filled}")
+                } else {
+                    format!("{below} or {filled}")
+                };
+                return Err(format!(
+                    "--clients {} with a client per seat does not fill whole tables: tables of \
+                     {} take {} seats in turn, so {fits} clients would (or use --drive table)",
+                    args.clients,
+                    args.game
+                        .iter()
+                        .map(|g| g.name())
+                        .collect::<Vec<_>>()
+                        .join(","),
+                    sizes.join(","),
+                ));
+            }
+            tables
+        }
+    };
     if args.duration == 0 || args.timeout_secs == 0 || args.hands == 0 {
         return Err("--duration, --timeout-secs and --hands must be at least 1".into());
     }
     if args.admin.split_once(':').is_none() {
         return Err("--admin must be user:password".into());
     }
-    Ok(seats)
+    Ok(Layout { seats, tables })
 }
 
 /// Registers `count` players (spread over `urls`) and grants each one coins.
@@ -172,7 +238,7 @@ async fn register(
 
 /// Registers the players, plays for the duration with a progress line every second, and
 /// returns the report.
-pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
+pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
     let urls: Vec<String> = args
         .urls
         .iter()
@@ -201,14 +267,21 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
         .map(|g| g.name())
         .collect::<Vec<_>>()
         .join(",");
-    let (players, tables) = match args.drive {
-        Drive::Seat => (args.clients, args.clients / seats),
-        Drive::Table => (args.clients * seats, args.clients),
-    };
+    let matches: Vec<String> = args
+        .game
+        .iter()
+        .zip(&layout.seats)
+        .enumerate()
+        .map(|(g, (game, seats))| {
+            let n = layout.tables.iter().filter(|&&t| t == g).count();
+            format!("{n} {} of {seats}", game.name())
+        })
+        .collect();
+    let players = layout.players();
     eprintln!(
-        "paiju-load: registering {players} players ({tables} matches of {seats} {}, a client \
-         per {}) on {}",
-        games,
+        "paiju-load: registering {players} players ({} matches: {}; a client per {}) on {}",
+        layout.tables.len(),
+        matches.join(", "),
         args.drive.name(),
         urls.join(" ")
     );
@@ -219,14 +292,14 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
     eprintln!("paiju-load: playing for {} s", args.duration);
     let start = Instant::now();
     let deadline = start + Duration::from_secs(args.duration);
-    // Client i plays table number `table`: the games take turns by table.
+    // Client i plays table number `table` (its game and seats from the layout).
     let play = |i: usize, table: usize| {
-        let game = args.game[table % args.game.len()];
+        let game = args.game[layout.tables[table]];
         Play {
             game,
             create: json!({
                 "game": game.name(),
-                "seats": seats,
+                "seats": layout.seats_of(table),
                 "options": { "turn_timeout_secs": args.timeout_secs, "hands": args.hands },
             }),
             deadline,
@@ -240,33 +313,33 @@ pub async fn run(args: Args, seats: usize) -> Result<Report, String> {
     match args.drive {
         Drive::Table => {
             let mut players = players.into_iter();
-            for i in 0..args.clients {
+            for i in 0..layout.tables.len() {
                 let client = TableClient {
-                    players: players.by_ref().take(seats).collect(),
+                    players: players.by_ref().take(layout.seats_of(i)).collect(),
                     play: play(i, i),
                 };
                 clients.spawn(client.run());
             }
         }
         Drive::Seat => {
-            let mut group = None;
-            for (i, api) in players.into_iter().enumerate() {
-                let seat = i % seats;
-                let role = if seat == 0 {
-                    let (tx, rx) = watch::channel(None);
-                    group = Some((rx, Arc::new(Mutex::new(()))));
-                    Role::Creator(tx)
-                } else {
-                    let (rx, gate) = group.clone().ok_or("no creator for a group")?;
-                    Role::Joiner(rx, gate)
-                };
-                let client = Client {
-                    api,
-                    seat,
-                    role,
-                    play: play(i, i / seats),
-                };
-                clients.spawn(client.run());
+            let mut players = players.into_iter().enumerate();
+            for table in 0..layout.tables.len() {
+                let (tx, rx) = watch::channel(None);
+                let gate = Arc::new(Mutex::new(()));
+                let mut creator = Some(tx);
+                for (seat, (i, api)) in players.by_ref().take(layout.seats_of(table)).enumerate() {
+                    let role = match creator.take() {
+                        Some(tx) => Role::Creator(tx),
+                        None => Role::Joiner(rx.clone(), gate.clone()),
+                    };
+                    let client = Client {
+                        api,
+                        seat,
+                        role,
+                        play: play(i, table),
+                    };
+                    clients.spawn(client.run());
+                }
             }
         }
     }
@@ -308,38 +381,26 @@ mod tests {
         Args::try_parse_from([&["paiju-load"], args].concat()).unwrap()
     }
 
+    /// The seats of each table `check` lays out.
+    fn tables(args: &[&str]) -> Result<Vec<usize>, String> {
+        let l = check(&parse(args))?;
+        Ok((0..l.tables.len()).map(|t| l.seats_of(t)).collect())
+    }
+
     #[test]
     fn tables_must_be_whole_and_fit_the_game() {
-        assert_eq!(check(&parse(&[])), Ok(4));
-        assert_eq!(check(&parse(&["--clients", "6", "--seats", "3"])), Ok(3));
+        assert_eq!(tables(&[]), Ok(vec![4, 4]));
+        assert_eq!(tables(&["--clients", "6", "--seats", "3"]), Ok(vec![3, 3]));
         assert!(check(&parse(&["--clients", "6"])).is_err());
         assert_eq!(
-            check(&parse(&["--clients", "6", "--drive", "table"])),
-            Ok(4),
+            tables(&["--clients", "6", "--drive", "table"]),
+            Ok(vec![4; 6]),
             "a client per table plays any number of tables"
         );
+        assert!(tables(&["--game", "dazha", "--seats", "3", "--clients", "6"]).is_err());
+        assert!(tables(&["--seats", "7", "--clients", "7"]).is_err());
         assert!(
-            check(&parse(&[
-                "--game",
-                "dazha",
-                "--seats",
-                "3",
-                "--clients",
-                "6"
-            ]))
-            .is_err()
-        );
-        assert!(check(&parse(&["--seats", "7", "--clients", "7"])).is_err());
-        assert!(
-            check(&parse(&[
-                "--game",
-                "chexuan,dazha",
-                "--seats",
-                "3",
-                "--clients",
-                "6"
-            ]))
-            .is_err(),
+            tables(&["--game", "chexuan,dazha", "--seats", "3", "--clients", "6"]).is_err(),
             "every game must take the seats"
         );
         assert_eq!(
@@ -352,21 +413,61 @@ mod tests {
             [Game::Chexuan, Game::Dazha, Game::Shengji, Game::Sandaha],
             "perf/run.sh's GAMES=chexuan,dazha,shengji,sandaha"
         );
-        assert_eq!(check(&all), Ok(4));
+        assert_eq!(check(&all).map(|l| l.tables), Ok(vec![0, 1]));
         assert!(
-            check(&parse(&[
+            tables(&[
                 "--game",
                 "chexuan,shengji",
                 "--seats",
                 "3",
                 "--clients",
                 "6"
-            ]))
+            ])
             .is_err(),
             "升级 takes four seats"
         );
         assert!(check(&parse(&["--duration", "0"])).is_err());
         assert!(check(&parse(&["--admin", "nopassword"])).is_err());
+    }
+
+    #[test]
+    fn chehuzi_takes_three_seats_and_mixes_with_four_seat_games() {
+        assert_eq!(
+            tables(&["--game", "chehuzi", "--clients", "6"]),
+            Ok(vec![3, 3])
+        );
+        assert!(tables(&["--game", "chehuzi", "--clients", "8"]).is_err());
+        let e = tables(&["--game", "chehuzi", "--seats", "4"]).unwrap_err();
+        assert_eq!(e, "chehuzi is played by 3 seats, not 4");
+        let five = "chexuan,dazha,shengji,sandaha,chehuzi";
+        assert_eq!(
+            check(&parse(&["--game", five, "--clients", "8"])),
+            Ok(Layout {
+                seats: vec![4, 4, 4, 4, 3],
+                tables: vec![0, 1]
+            }),
+            "perf/run.sh's GAMES with chehuzi, 8 clients per seat"
+        );
+        assert_eq!(
+            tables(&["--game", five, "--clients", "19"]),
+            Ok(vec![4, 4, 4, 4, 3])
+        );
+        assert_eq!(
+            tables(&["--game", five, "--clients", "7", "--drive", "table"]),
+            Ok(vec![4, 4, 4, 4, 3, 4, 4]),
+            "a client per table: any count"
+        );
+        let e = tables(&["--game", five, "--clients", "32"]).unwrap_err();
+        assert!(e.contains("31 or 35 clients would"), "{e}");
+        assert_eq!(
+            tables(&["--game", "chehuzi,chexuan", "--clients", "7"]),
+            Ok(vec![3, 4])
+        );
+        assert!(
+            tables(&["--game", "chehuzi,chexuan", "--clients", "2"])
+                .unwrap_err()
+                .contains("so 3 clients would")
+        );
     }
 
     #[test]
