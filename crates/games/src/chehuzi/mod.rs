@@ -6,6 +6,7 @@
 //! `scoring` picks the best-scoring win and settles hands, `claims` lists 吃 and orders claims.
 
 mod claims;
+mod events;
 mod melds;
 mod scoring;
 #[cfg(test)]
@@ -14,7 +15,7 @@ mod win;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::Value;
 
 use crate::cards::Card;
 use crate::engine::{
@@ -232,6 +233,11 @@ enum Next {
     Huang,
 }
 
+/// An event's data as JSON.
+fn data<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).expect("event data serializes to JSON")
+}
+
 fn bit(face: u8) -> u32 {
     1 << face
 }
@@ -389,7 +395,9 @@ impl HandState {
         out.events.push(Event::public(
             "pao",
             Some(s),
-            json!({"card": card_of(card)}),
+            data(&events::OneCard {
+                card: card_of(card),
+            }),
         ));
         Next::Step(self.after_take(s, true))
     }
@@ -413,8 +421,11 @@ impl HandState {
             // A drawn W is shown and joins the hand; the drawer may win with it.
             self.hands[s].push(W);
             sort_hand(&mut self.hands[s]);
-            out.events
-                .push(Event::public("draw", Some(s), json!({"card": card_of(W)})));
+            out.events.push(Event::public(
+                "draw",
+                Some(s),
+                data(&events::OneCard { card: card_of(W) }),
+            ));
             return self.placed(s, W, Step::Discard(s), opts);
         }
         let held = count(&self.hands[s], c);
@@ -445,24 +456,33 @@ impl HandState {
             });
             (kind, !chou)
         } else {
-            out.events
-                .push(Event::public("draw", Some(s), json!({"card": card_of(c)})));
+            out.events.push(Event::public(
+                "draw",
+                Some(s),
+                data(&events::OneCard { card: card_of(c) }),
+            ));
             let w = self.open(c, s, Source::Draw, opts);
             return Next::Window(w);
         };
         let name = if kind == Kind::Ti { "ti" } else { "wei" };
         if hidden {
-            out.events
-                .push(Event::private(name, s, json!({"card": card_of(c)})));
+            out.events.push(Event::private(
+                name,
+                s,
+                data(&events::OneCard { card: card_of(c) }),
+            ));
             out.events.push(Event {
                 kind: name,
                 seat: Some(s),
-                data: json!({}),
+                data: data(&events::Nothing {}),
                 to: Visibility::Seats((0..SEATS).filter(|&x| x != s).collect()),
             });
         } else {
-            out.events
-                .push(Event::public(name, Some(s), json!({"card": card_of(c)})));
+            out.events.push(Event::public(
+                name,
+                Some(s),
+                data(&events::OneCard { card: card_of(c) }),
+            ));
         }
         let quad = kind == Kind::Ti;
         if quad {
@@ -508,7 +528,9 @@ impl HandState {
                     out.events.push(Event::public(
                         "peng",
                         Some(s),
-                        json!({"card": card_of(w.card)}),
+                        data(&events::OneCard {
+                            card: card_of(w.card),
+                        }),
                     ));
                     return Some(Next::Step(Step::Discard(s)));
                 }
@@ -532,8 +554,11 @@ impl HandState {
                         });
                     }
                     let shown: Vec<Vec<Card>> = melds.iter().map(|m| cards_of(m)).collect();
-                    out.events
-                        .push(Event::public("chi", Some(s), json!({"melds": shown})));
+                    out.events.push(Event::public(
+                        "chi",
+                        Some(s),
+                        data(&events::Chi { melds: &shown }),
+                    ));
                     return Some(Next::Step(Step::Discard(s)));
                 }
                 Some(_) => {}
@@ -940,14 +965,19 @@ impl Game for Chehuzi {
         out.events.push(Event::public(
             "deal",
             None,
-            json!({"dealer": dealer, "stock": h.stock.len()}),
+            data(&events::Deal {
+                dealer,
+                stock: h.stock.len(),
+            }),
         ));
         for s in 0..SEATS {
             sort_hand(&mut h.hands[s]);
             out.events.push(Event::private(
                 "hand",
                 s,
-                json!({"cards": cards_of(&h.hands[s])}),
+                data(&events::Hand {
+                    cards: &cards_of(&h.hands[s]),
+                }),
             ));
             // 起手提: four identical dealt cards go down at once, 三张暗一张明.
             for f in 0..FACES as u8 {
@@ -962,7 +992,10 @@ impl Game for Chehuzi {
                     out.events.push(Event::public(
                         "ti",
                         Some(s),
-                        json!({"card": card_of(f), "dealt": true}),
+                        data(&events::DealtTi {
+                            card: card_of(f),
+                            dealt: true,
+                        }),
                     ));
                 }
             }
@@ -1001,8 +1034,11 @@ impl Game for Chehuzi {
                     )));
                 }
                 remove_n(&mut h.hands[seat], c, 1);
-                out.events
-                    .push(Event::public("discard", Some(seat), json!({"card": card})));
+                out.events.push(Event::public(
+                    "discard",
+                    Some(seat),
+                    data(&events::OneCard { card }),
+                ));
                 let w = h.open(c, seat, Source::Discard, &opts);
                 Next::Window(w)
             }
@@ -1059,7 +1095,7 @@ impl Game for Chehuzi {
                 }
                 if answer == Answer::Pass {
                     out.events
-                        .push(Event::public("pass", Some(seat), json!({})));
+                        .push(Event::public("pass", Some(seat), data(&events::Nothing {})));
                 }
                 w.answers[seat] = Some(answer);
                 Next::Window(w.clone())
@@ -1107,14 +1143,17 @@ impl Game for Chehuzi {
                 out.events.push(Event::public(
                     "escape",
                     Some(seat),
-                    json!({"lasted_ms": lasted, "bonus": bonus}),
+                    data(&events::Escape {
+                        lasted_ms: lasted,
+                        bonus,
+                    }),
                 ));
                 state.finished = true;
                 state.end_hand(summary, points.to_vec(), units.to_vec(), &mut out);
             }
             None => out
                 .events
-                .push(Event::public("left", Some(seat), json!({}))),
+                .push(Event::public("left", Some(seat), data(&events::Nothing {}))),
         }
         out
     }

@@ -17,7 +17,7 @@ use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde_json::Value;
 
 use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
 use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
@@ -26,6 +26,7 @@ use crate::trick::{self, Order};
 pub use bidding::{Bidding, Call, OPENING_BID, base_score};
 pub use follow::{RANKS, Shape, order};
 pub use scoring::Verdict;
+use view::events;
 pub use view::{BottomCapture, Legal, Summary, Trick, TrickPlay, View};
 
 pub struct Sandaha;
@@ -202,6 +203,11 @@ fn next_seat(seat: SeatNo) -> SeatNo {
     (seat + 1) % SEATS
 }
 
+/// An event's data as JSON.
+fn data<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).expect("event data serializes to JSON")
+}
+
 impl State {
     fn end_hand(&mut self, summary: Summary, points: [i64; SEATS], units: [i64; SEATS]) -> Outcome {
         let mut out = Outcome::default();
@@ -236,7 +242,10 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
             out.events.push(Event::public(
                 "redeal",
                 None,
-                json!({"first_bidder": first, "reason": "all four passed: the cards are dealt again"}),
+                data(&events::Redeal {
+                    first_bidder: first,
+                    reason: "all four passed: the cards are dealt again",
+                }),
             ));
             let summary = Summary::Redeal {
                 hand_no: state.hand_no,
@@ -253,10 +262,17 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
             out.events.push(Event::public(
                 "banker",
                 Some(seat),
-                json!({"bid": bid, "base_score": base_score(bid), "bottom_taken": bottom.len()}),
+                data(&events::Banker {
+                    bid,
+                    base_score: base_score(bid),
+                    bottom_taken: bottom.len(),
+                }),
             ));
-            out.events
-                .push(Event::private("bottom", seat, json!({"cards": bottom})));
+            out.events.push(Event::private(
+                "bottom",
+                seat,
+                data(&events::Cards { cards: &bottom }),
+            ));
             h.phase = Phase::Trump {
                 contract: Contract { banker: seat, bid },
             };
@@ -310,8 +326,11 @@ fn play_cards(
                 && !play.void_in_trumps[seat]
             {
                 play.void_in_trumps[seat] = true;
-                out.events
-                    .push(Event::public("void_in_trumps", Some(seat), json!({})));
+                out.events.push(Event::public(
+                    "void_in_trumps",
+                    Some(seat),
+                    data(&events::Nothing {}),
+                ));
             }
             shape
         }
@@ -329,7 +348,10 @@ fn play_cards(
     out.events.push(Event::public(
         "play",
         Some(seat),
-        json!({"cards": cards, "shape": leading.then_some(shape)}),
+        data(&events::Play {
+            cards: &cards,
+            shape: leading.then_some(shape),
+        }),
     ));
     play.current.points += trick::points(&cards);
     play.current.plays.push(TrickPlay { seat, cards });
@@ -354,7 +376,10 @@ fn play_cards(
     out.events.push(Event::public(
         "trick_won",
         Some(winner),
-        json!({"points": play.current.points, "defenders_points": play.points}),
+        data(&events::TrickWon {
+            points: play.current.points,
+            defenders_points: play.points,
+        }),
     ));
     let finished = std::mem::replace(&mut play.current, Trick::new(winner));
     play.done.push(finished);
@@ -371,7 +396,7 @@ fn play_cards(
         out.events.push(Event::public(
             "bottom_captured",
             Some(winner),
-            json!(capture),
+            data(&capture),
         ));
         bottom_capture = Some(capture);
     }
@@ -497,14 +522,21 @@ impl Game for Sandaha {
         let bottom: Vec<Card> = start.deck.iter().skip(DEALT).copied().collect();
         for (seat, hand) in hands.iter_mut().enumerate() {
             order(None).sort_strongest_first(hand);
-            out.events
-                .push(Event::private("dealt", seat, json!({"cards": hand})));
+            out.events.push(Event::private(
+                "dealt",
+                seat,
+                data(&events::Cards { cards: hand }),
+            ));
         }
         let first = state.next_first;
         out.events.push(Event::public(
             "hand_started",
             None,
-            json!({"hand_no": state.hand_no, "first_bidder": first, "bottom_count": bottom.len()}),
+            data(&events::HandStarted {
+                hand_no: state.hand_no,
+                first_bidder: first,
+                bottom_count: bottom.len(),
+            }),
         ));
         state.hand = Some(HandState {
             started_ms: start.ctx.now_ms,
@@ -540,15 +572,18 @@ impl Game for Sandaha {
                     seat,
                     bid: Some(value),
                 });
-                out.events
-                    .push(Event::public("bid", Some(seat), json!({"value": value})));
+                out.events.push(Event::public(
+                    "bid",
+                    Some(seat),
+                    data(&events::Bid { value }),
+                ));
                 after_bidding(state, after, &mut out)
             }
             (Phase::Bidding(b), Action::Pass {}) => {
                 let after = b.pass(seat);
                 h.bids.push(Call { seat, bid: None });
                 out.events
-                    .push(Event::public("pass", Some(seat), json!({})));
+                    .push(Event::public("pass", Some(seat), data(&events::Nothing {})));
                 after_bidding(state, after, &mut out)
             }
             (Phase::Trump { contract }, Action::Trump { suit }) => {
@@ -556,8 +591,11 @@ impl Game for Sandaha {
                 for hand in &mut h.hands {
                     order.sort_strongest_first(hand);
                 }
-                out.events
-                    .push(Event::public("trump", Some(seat), json!({"suit": suit})));
+                out.events.push(Event::public(
+                    "trump",
+                    Some(seat),
+                    data(&events::Trump { suit }),
+                ));
                 h.phase = Phase::Bury {
                     contract: *contract,
                     trump: suit,
@@ -580,12 +618,12 @@ impl Game for Sandaha {
                 out.events.push(Event::public(
                     "buried",
                     Some(seat),
-                    json!({"count": cards.len()}),
+                    data(&events::Buried { count: cards.len() }),
                 ));
                 out.events.push(Event::private(
                     "buried_cards",
                     seat,
-                    json!({"cards": cards}),
+                    data(&events::Cards { cards: &cards }),
                 ));
                 h.bottom = cards;
                 h.phase = Phase::Decide {
@@ -596,8 +634,11 @@ impl Game for Sandaha {
             }
             (Phase::Decide { contract, .. }, Action::Surrender {}) => {
                 let contract = *contract;
-                out.events
-                    .push(Event::public("surrender", Some(seat), json!({})));
+                out.events.push(Event::public(
+                    "surrender",
+                    Some(seat),
+                    data(&events::Nothing {}),
+                ));
                 let points = scoring::surrender(contract.banker);
                 let summary = Summary::Surrendered {
                     hand_no: state.hand_no,
@@ -609,8 +650,11 @@ impl Game for Sandaha {
                 Some(state.end_hand(summary, points, points))
             }
             (Phase::Decide { contract, trump }, Action::PlayOn {}) => {
-                out.events
-                    .push(Event::public("play_on", Some(seat), json!({})));
+                out.events.push(Event::public(
+                    "play_on",
+                    Some(seat),
+                    data(&events::Nothing {}),
+                ));
                 let banker = contract.banker;
                 h.phase = Phase::Tricks {
                     contract: *contract,
@@ -685,7 +729,7 @@ impl Game for Sandaha {
             // Between hands nobody is playing: no penalty, the seat waits for a new player.
             let mut out = Outcome::default();
             out.events
-                .push(Event::public("left", Some(seat), json!({})));
+                .push(Event::public("left", Some(seat), data(&events::Nothing {})));
             return out;
         };
         let banker = h.phase.contract().map(|c| c.banker);
@@ -702,7 +746,7 @@ impl Game for Sandaha {
         out.events.push(Event::public(
             "escape",
             Some(seat),
-            json!({"lasted_ms": lasted_ms, "bonus": bonus}),
+            data(&events::Escape { lasted_ms, bonus }),
         ));
         let summary = Summary::Escape {
             hand_no: state.hand_no,

@@ -42,6 +42,7 @@ impl Trick {
 }
 
 /// 扣底: what the last trick added to the defenders' points.
+/// Also the data of the `bottom_captured` event, which everyone sees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct BottomCapture {
     /// × 1 single, × 2 pair, × 4 tractor.
@@ -160,4 +161,90 @@ pub enum Legal {
         count: Option<usize>,
         shapes: Vec<Shape>,
     },
+}
+
+/// Data of the events (`Event::data`), one type per shape. Events are public unless said.
+pub mod events {
+    use super::*;
+
+    /// Events whose kind and seat say it all: `pass`, `void_in_trumps` (报副), `surrender`,
+    /// `play_on`, and `left` (a seat left between hands). Everyone sees them.
+    #[derive(Serialize)]
+    pub struct Nothing {}
+
+    /// Cards only their seat sees: `dealt` (the dealt hand), `bottom` (the banker takes the
+    /// bottom) and `buried_cards` (what the banker buried). Private to the seat.
+    #[derive(Serialize)]
+    pub struct Cards<'a> {
+        pub cards: &'a [Card],
+    }
+
+    /// `hand_started`: everyone sees it.
+    #[derive(Serialize)]
+    pub struct HandStarted {
+        pub hand_no: u32,
+        pub first_bidder: SeatNo,
+        pub bottom_count: usize,
+    }
+
+    /// `bid`: everyone sees it.
+    #[derive(Serialize)]
+    pub struct Bid {
+        pub value: u32,
+    }
+
+    /// `redeal`, when all four passed: everyone sees it.
+    #[derive(Serialize)]
+    pub struct Redeal {
+        pub first_bidder: SeatNo,
+        pub reason: &'static str,
+    }
+
+    /// `banker`, the seat that won the bidding: everyone sees it, with only the count of the
+    /// bottom cards it took.
+    #[derive(Serialize)]
+    pub struct Banker {
+        pub bid: u32,
+        pub base_score: i64,
+        pub bottom_taken: usize,
+    }
+
+    /// `trump`: everyone sees it.
+    #[derive(Serialize)]
+    pub struct Trump {
+        /// Null for no trump suit (only the fixed trumps).
+        pub suit: Option<Suit>,
+    }
+
+    /// `buried`: everyone sees how many cards the banker buried, never which.
+    #[derive(Serialize)]
+    pub struct Buried {
+        pub count: usize,
+    }
+
+    /// `play`: everyone sees it.
+    #[derive(Serialize)]
+    pub struct Play<'a> {
+        /// Sorted strongest first.
+        pub cards: &'a [Card],
+        /// The lead's structure; null when following.
+        pub shape: Option<Shape>,
+    }
+
+    /// `trick_won`, its seat the winner: everyone sees it.
+    #[derive(Serialize)]
+    pub struct TrickWon {
+        /// The trick's card points.
+        pub points: u32,
+        /// The defenders' points after the trick.
+        pub defenders_points: u32,
+    }
+
+    /// `escape`: the seat left during a hand (逃跑). Everyone sees it.
+    #[derive(Serialize)]
+    pub struct Escape {
+        pub lasted_ms: i64,
+        /// Whether the others also gain 1 (the hand lasted 30 s or more).
+        pub bonus: bool,
+    }
 }
