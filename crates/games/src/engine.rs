@@ -111,6 +111,11 @@ pub struct Event {
     pub to: Visibility,
 }
 
+/// An event's `data` from its typed payload (each game's `events` types).
+pub fn data<T: Serialize>(t: &T) -> Value {
+    serde_json::to_value(t).expect("event data serializes to JSON")
+}
+
 impl Event {
     pub fn public(kind: &'static str, seat: Option<SeatNo>, data: Value) -> Event {
         Event {

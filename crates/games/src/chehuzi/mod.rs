@@ -15,12 +15,11 @@ mod win;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::cards::Card;
 use crate::engine::{
     Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Stage,
-    Visibility, check_range,
+    Visibility, check_range, data,
 };
 
 use claims::{ChiMelds, canonical_chi, chi_options, nearest_after};
@@ -231,11 +230,6 @@ enum Next {
     Window(Window),
     Win { seat: SeatNo, window: Window },
     Huang,
-}
-
-/// An event's data as JSON.
-fn data<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).expect("event data serializes to JSON")
 }
 
 fn bit(face: u8) -> u32 {

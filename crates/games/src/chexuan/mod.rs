@@ -27,11 +27,10 @@ use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::cards::Card;
 use crate::engine::{
-    Ctx, Event, Game, HandStart, Money, Outcome, RuleError, SeatNo, Stage, check_range,
+    Ctx, Event, Game, HandStart, Money, Outcome, RuleError, SeatNo, Stage, check_range, data,
 };
 use betting::bet_options;
 pub use deal::deck_for_hands;
@@ -369,11 +368,6 @@ impl Hand {
     fn revealed(&self, s: SeatNo) -> bool {
         self.ending == Some(Ending::Showdown) && self.seats[s].in_hand()
     }
-}
-
-/// An event's data as JSON.
-fn data<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).expect("event data serializes to JSON")
 }
 
 impl Game for Chexuan {

@@ -16,11 +16,10 @@ use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::cards::{Card, Suit, standard_deck};
 use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, check_range,
+    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, check_range, data,
 };
 
 pub use combos::ComboView;
@@ -164,11 +163,6 @@ impl Round {
 /// A count as the table may see it: exact once at most 10 cards are left (报牌), else null.
 fn reported(count: usize) -> Option<usize> {
     (count <= REPORT_AT).then_some(count)
-}
-
-/// An event's data as JSON.
-fn data<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).expect("event data serializes to JSON")
 }
 
 impl HandState {

@@ -17,10 +17,11 @@ use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
-use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
+use crate::engine::{
+    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, data,
+};
 use crate::trick::{self, Order};
 
 pub use bidding::{Bidding, Call, OPENING_BID, base_score};
@@ -201,11 +202,6 @@ impl Phase {
 
 fn next_seat(seat: SeatNo) -> SeatNo {
     (seat + 1) % SEATS
-}
-
-/// An event's data as JSON.
-fn data<T: Serialize>(t: &T) -> Value {
-    serde_json::to_value(t).expect("event data serializes to JSON")
 }
 
 impl State {

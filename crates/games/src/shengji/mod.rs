@@ -18,7 +18,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, Suit, remove_cards, standard_deck};
-use crate::engine::{Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage};
+use crate::engine::{
+    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, data,
+};
 use crate::trick::{self, Order, Ranks};
 
 pub use declare::Declaration;
@@ -135,10 +137,6 @@ struct TrickWon {
 
 #[derive(Serialize)]
 struct Empty {}
-
-fn data<T: Serialize>(t: &T) -> serde_json::Value {
-    serde_json::to_value(t).expect("event data serializes to JSON")
-}
 
 impl Playing {
     fn order(&self) -> Order {
