@@ -379,29 +379,54 @@ pub fn server_log(port: u16) -> std::path::PathBuf {
 }
 
 /// Runs the real `paiju` binary against `database_url` on `port`.
-pub fn spawn_server(database_url: &str, port: u16) -> Child {
+/// A spawned `paiju` process, killed when dropped: a failing test leaves no server behind.
+pub struct Server(Child);
+
+impl std::ops::Deref for Server {
+    type Target = Child;
+    fn deref(&self) -> &Child {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Server {
+    fn deref_mut(&mut self) -> &mut Child {
+        &mut self.0
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+pub fn spawn_server(database_url: &str, port: u16) -> Server {
     spawn_server_logging(database_url, port, "warn,paiju=info")
 }
 
 /// `spawn_server` with another `RUST_LOG`.
-pub fn spawn_server_logging(database_url: &str, port: u16, rust_log: &str) -> Child {
+pub fn spawn_server_logging(database_url: &str, port: u16, rust_log: &str) -> Server {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(server_log(port))
         .expect("a log file for the server");
-    Command::new(env!("CARGO_BIN_EXE_paiju"))
-        .env("DATABASE_URL", database_url)
-        .env("PAIJU_BIND", format!("127.0.0.1:{port}"))
-        .env("JWT_SECRET", "test secret, never for production use")
-        .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
-        .env("PAIJU_SWEEP_MS", "100")
-        .env("PAIJU_AUTH_PER_MIN", "100000")
-        .env("RUST_LOG", rust_log)
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(log))
-        .spawn()
-        .expect("starting the paiju binary")
+    Server(
+        Command::new(env!("CARGO_BIN_EXE_paiju"))
+            .env("DATABASE_URL", database_url)
+            .env("PAIJU_BIND", format!("127.0.0.1:{port}"))
+            .env("JWT_SECRET", "test secret, never for production use")
+            .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
+            .env("PAIJU_SWEEP_MS", "100")
+            .env("PAIJU_AUTH_PER_MIN", "100000")
+            .env("RUST_LOG", rust_log)
+            .stdout(Stdio::null())
+            .stderr(Stdio::from(log))
+            .spawn()
+            .expect("starting the paiju binary"),
+    )
 }
 
 pub async fn wait_healthy(address: &str) {
