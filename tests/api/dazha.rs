@@ -312,15 +312,22 @@ async fn illegal_plays_are_refused_with_the_rule() {
     let other = &players[(seat + 1) % 4];
     let (s, b) = app.act(&id, other, json!({"type": "pass"})).await;
     assert_problem(s, &b, StatusCode::CONFLICT, "not_your_turn");
-    // A lowest single is always a legal lead.
-    let lowest = hand.last().unwrap();
-    if lowest != "BJ" && lowest != "RJ" {
+    // A natural single is a legal lead unless it leaves the jokers without a bomb to be
+    // played with (docs/rules/dazha.md): the lowest one that does not is accepted.
+    let mut led = false;
+    for card in hand.iter().rev().filter(|c| *c != "BJ" && *c != "RJ") {
         let (s, b) = app
-            .act(&id, p, json!({"type": "play", "cards": [lowest]}))
+            .act(&id, p, json!({"type": "play", "cards": [card]}))
             .await;
-        assert_eq!(s, StatusCode::OK, "{b}");
-        assert_eq!(b["state"]["round"]["top"]["combo"]["type"], "single");
+        if s == StatusCode::OK {
+            assert_eq!(b["state"]["round"]["top"]["combo"]["type"], "single");
+            led = true;
+            break;
+        }
+        assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_action");
+        assert!(b["detail"].as_str().unwrap().contains("joker"), "{b}");
     }
+    assert!(led, "some single leads: {hand:?}");
     // Card counts of others stay hidden above 10 (报牌).
     let v = app.view(&id, other).await;
     let me = v["you"]["seat"].clone();
