@@ -245,8 +245,11 @@ pub trait Game: 'static {
     const COIN_ROOMS: bool = false;
 
     /// Checks parsed options against each other and the seat count (errors name the field), and
-    /// fills defaults that depend on other options.
-    fn check_options(opts: &mut Self::Options, seats: usize) -> Result<(), RuleError>;
+    /// fills defaults that depend on other options. By default there is nothing to check: the
+    /// options reader already refused unknown fields and wrong types.
+    fn check_options(_opts: &mut Self::Options, _seats: usize) -> Result<(), RuleError> {
+        Ok(())
+    }
     /// The whole deck in a fixed order; the service shuffles a copy for every hand.
     fn deck(opts: &Self::Options) -> Vec<Card>;
     fn new_match(opts: Self::Options, seats: usize) -> Self::State;

@@ -456,11 +456,6 @@ impl Game for Sandaha {
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
 
-    fn check_options(_opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
-        // `limit` is a bool: the options reader already refused anything else.
-        Ok(())
-    }
-
     fn deck(_opts: &Options) -> Vec<Card> {
         let one: Vec<Card> = standard_deck(true)
             .into_iter()

@@ -301,10 +301,6 @@ impl Game for Shengji {
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
 
-    fn check_options(_opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
-        Ok(())
-    }
-
     fn deck(_opts: &Options) -> Vec<Card> {
         (0..DECKS).flat_map(|_| standard_deck(true)).collect()
     }
