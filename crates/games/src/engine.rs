@@ -175,6 +175,27 @@ pub struct Outcome {
 }
 
 impl Outcome {
+    /// Ends a hand of a game that scores points only (no coins move): the public `hand_end`
+    /// event carrying `summary`, and the hand's result for the service.
+    pub fn end_hand_with_points(
+        &mut self,
+        hand_no: u32,
+        points: Vec<i64>,
+        units: Vec<i64>,
+        summary: &impl Serialize,
+    ) {
+        let detail = data(summary);
+        self.events
+            .push(Event::public("hand_end", None, detail.clone()));
+        self.hand_end = Some(HandResult {
+            hand_no,
+            coins: vec![0; points.len()],
+            points,
+            units,
+            detail,
+        });
+    }
+
     pub fn merge(&mut self, other: Outcome) {
         self.events.extend(other.events);
         self.money.extend(other.money);

@@ -18,8 +18,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::Card;
 use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Stage,
-    Visibility, check_range, data,
+    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Stage, Visibility,
+    check_range, data,
 };
 
 use claims::{ChiMelds, canonical_chi, chi_options, nearest_after};
@@ -681,16 +681,7 @@ impl State {
     }
 
     fn end_hand(&mut self, summary: Summary, points: Vec<i64>, units: Vec<i64>, out: &mut Outcome) {
-        let detail = serde_json::to_value(&summary).expect("summaries serialize");
-        out.events
-            .push(Event::public("hand_end", None, detail.clone()));
-        out.hand_end = Some(HandResult {
-            hand_no: self.hand_no,
-            points,
-            units,
-            coins: vec![0; SEATS],
-            detail,
-        });
+        out.end_hand_with_points(self.hand_no, points, units, &summary);
         self.last = Some(summary);
     }
 }

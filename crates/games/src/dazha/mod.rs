@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, Suit, standard_deck};
 use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, check_range, data,
+    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Stage, check_range, data,
 };
 
 pub use combos::ComboView;
@@ -435,16 +435,7 @@ impl State {
         summary: Summary,
         out: &mut Outcome,
     ) {
-        let detail = data(&summary);
-        out.events
-            .push(Event::public("hand_end", None, detail.clone()));
-        out.hand_end = Some(HandResult {
-            hand_no: self.hand_no,
-            points: points.to_vec(),
-            units: units.to_vec(),
-            coins: vec![0; SEATS],
-            detail,
-        });
+        out.end_hand_with_points(self.hand_no, points.to_vec(), units.to_vec(), &summary);
         self.last_hand = Some(summary);
     }
 }

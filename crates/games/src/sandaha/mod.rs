@@ -19,9 +19,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
-use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, data,
-};
+use crate::engine::{Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Stage, data};
 use crate::trick::{self, Order};
 
 pub use bidding::{Bidding, Call, OPENING_BID, base_score};
@@ -207,16 +205,7 @@ fn next_seat(seat: SeatNo) -> SeatNo {
 impl State {
     fn end_hand(&mut self, summary: Summary, points: [i64; SEATS], units: [i64; SEATS]) -> Outcome {
         let mut out = Outcome::default();
-        let detail = serde_json::to_value(&summary).expect("summaries serialize to JSON");
-        out.events
-            .push(Event::public("hand_end", None, detail.clone()));
-        out.hand_end = Some(HandResult {
-            hand_no: self.hand_no,
-            points: points.to_vec(),
-            units: units.to_vec(),
-            coins: vec![0; SEATS],
-            detail,
-        });
+        out.end_hand_with_points(self.hand_no, points.to_vec(), units.to_vec(), &summary);
         self.hand = None;
         self.last_result = Some(summary);
         out

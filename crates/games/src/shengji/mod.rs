@@ -18,9 +18,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, Suit, remove_cards, standard_deck};
-use crate::engine::{
-    Ctx, Event, Game, HandResult, HandStart, Outcome, RuleError, SeatNo, Stage, data,
-};
+use crate::engine::{Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Stage, data};
 use crate::trick::{self, Order, Ranks};
 
 pub use declare::Declaration;
@@ -262,16 +260,7 @@ impl State {
     }
 
     fn end_hand(&mut self, points: Vec<i64>, units: Vec<i64>, summary: Summary, out: &mut Outcome) {
-        let detail = data(&summary);
-        out.events
-            .push(Event::public("hand_end", None, detail.clone()));
-        out.hand_end = Some(HandResult {
-            hand_no: self.hand_no,
-            points,
-            units,
-            coins: vec![0; SEATS],
-            detail,
-        });
+        out.end_hand_with_points(self.hand_no, points, units, &summary);
         self.last_result = Some(summary);
         self.hand = None;
     }

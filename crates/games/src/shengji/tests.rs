@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::*;
 use crate::cards::canonical;
-use crate::engine::{DynGame, Registered, Visibility};
+use crate::engine::{DynGame, HandResult, Registered, Visibility};
 use crate::hand;
 use crate::test_rng::Rng;
 use crate::trick::{Formation, best_follow, classify, is_legal_follow};
