@@ -169,7 +169,7 @@ impl Table {
             "WITH m AS (
                  UPDATE matches SET state = $2, version = $3, last_seq = $4,
                         action_no = $5, status = $6, deadline_at = $7, commitment = $8,
-                        last_result = $9, updated_at = now()
+                        last_result = $9, to_act = $26, hand_no = $27, updated_at = now()
                   WHERE id = $1),
              e AS (
                  INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data,
@@ -236,6 +236,14 @@ impl Table {
                 .map(|s| s.timeouts)
                 .collect::<Vec<i32>>(),
         )
+        .bind(
+            self.state
+                .to_act()
+                .into_iter()
+                .map(|s| s as i32)
+                .collect::<Vec<i32>>(),
+        )
+        .bind(self.hand_no())
         .execute(&mut *conn)
         .await?;
         Ok(())
