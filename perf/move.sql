@@ -22,7 +22,7 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
        m.commitment, m.last_result,
        COALESCE((SELECT json_agg(json_build_object('seat', s.seat, 'user_id', s.user_id,
                                  'username', u.username, 'auto', s.auto,
-                                 'timeouts', s.timeouts) ORDER BY s.seat)
+                                 'timeouts', s.timeouts, 'bot', u.bot) ORDER BY s.seat)
                    FROM match_seats s JOIN users u ON u.id = s.user_id
                   WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows,
        (SELECT s.version FROM matches s WHERE s.id = m.id) AS snapshot_version

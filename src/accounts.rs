@@ -41,6 +41,11 @@ impl Credentials {
                 "username must be 3 to 32 characters of A-Z, a-z, 0-9 and _".into(),
             ));
         }
+        if u.get(..4).is_some_and(|p| p.eq_ignore_ascii_case("bot_")) {
+            return Err(ApiError::Validation(
+                "usernames starting with bot_ are kept for the server's bots".into(),
+            ));
+        }
         check_password(&self.password)
     }
 }

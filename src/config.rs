@@ -37,6 +37,52 @@ pub struct Config {
     /// Reverse proxies whose `X-Forwarded-For` names the client (`PAIJU_TRUSTED_PROXIES`,
     /// comma-separated addresses; none by default).
     pub trusted_proxies: Vec<std::net::IpAddr>,
+    /// Origins whose pages may call the API from a browser (`PAIJU_CORS_ORIGINS`,
+    /// comma-separated like `https://play.example.com`; none by default).
+    pub cors_origins: Vec<String>,
+    /// The per-user event stream (`GET /v1/me/stream`).
+    pub stream: StreamSettings,
+    /// Coins the house gives a bot at a table of a game that stakes coins itself
+    /// (`PAIJU_BOT_COINS`, default 2000; 0 refuses bots there).
+    pub bot_coins: i64,
+}
+
+#[derive(Clone, Debug)]
+pub struct StreamSettings {
+    /// Seconds between heartbeats on an idle stream (`PAIJU_STREAM_HEARTBEAT_SECS`, default 15).
+    pub heartbeat: Duration,
+    /// Streams one account may hold open at once (`PAIJU_STREAMS_PER_USER`, default 4).
+    pub per_user: usize,
+}
+
+impl Default for StreamSettings {
+    fn default() -> Self {
+        StreamSettings {
+            heartbeat: Duration::from_secs(15),
+            per_user: 4,
+        }
+    }
+}
+
+/// `PAIJU_CORS_ORIGINS`: each an origin (`scheme://host[:port]`, no path), or `*` for any.
+fn cors_origins(v: &str) -> anyhow::Result<Vec<String>> {
+    v.split(',')
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+        .map(|o| {
+            let ok = o == "*"
+                || o.split_once("://").is_some_and(|(scheme, rest)| {
+                    matches!(scheme, "http" | "https") && !rest.is_empty() && !rest.contains('/')
+                });
+            if ok {
+                Ok(o.to_string())
+            } else {
+                Err(anyhow::anyhow!(
+                    "PAIJU_CORS_ORIGINS: {o:?} is not an origin like https://play.example.com"
+                ))
+            }
+        })
+        .collect()
 }
 
 impl Config {
@@ -90,6 +136,15 @@ impl Config {
                 })
                 .transpose()?
                 .unwrap_or_default(),
+            cors_origins: var("PAIJU_CORS_ORIGINS")
+                .map(|v| cors_origins(&v))
+                .transpose()?
+                .unwrap_or_default(),
+            stream: StreamSettings {
+                heartbeat: Duration::from_secs(num("PAIJU_STREAM_HEARTBEAT_SECS", 15)?.max(1)),
+                per_user: num("PAIJU_STREAMS_PER_USER", 4)?.clamp(1, 1000) as usize,
+            },
+            bot_coins: num("PAIJU_BOT_COINS", 2000)?.min(1_000_000_000) as i64,
         })
     }
 }

@@ -42,6 +42,10 @@ pub enum Reason {
     TournamentRefund,
     /// User → house: the account was deleted with coins left.
     AccountClosed,
+    /// House → a bot: the coins a server-side bot plays with at its table.
+    BotFunding,
+    /// A bot → house: what the bot holds when its table ends.
+    BotReturn,
 }
 
 impl Reason {
@@ -57,6 +61,8 @@ impl Reason {
             Reason::TournamentPrize => "tournament_prize",
             Reason::TournamentRefund => "tournament_refund",
             Reason::AccountClosed => "account_closed",
+            Reason::BotFunding => "bot_funding",
+            Reason::BotReturn => "bot_return",
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod idempotency;
 pub mod ledger;
 pub mod matches;
 pub mod metrics;
+pub mod notices;
 pub mod openapi;
 pub mod pglocal;
 pub mod players;

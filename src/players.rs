@@ -10,6 +10,7 @@ use uuid::Uuid;
 
 use crate::auth::Role;
 use crate::error::{ApiError, ApiResult};
+use crate::notices::Notice;
 
 /// Locks the player's row for this transaction; 401 when the account no longer exists (a
 /// token outlives its user).
@@ -103,16 +104,26 @@ pub async fn ensure_not_in_coin_room(conn: &mut PgConnection, user: Uuid) -> Api
 /// 逃跑 at a tournament table: the player is out of tournament `tid` at once (eliminated in
 /// the current round) and marked as an escaper, who never advances.
 pub async fn escape_tournament(conn: &mut PgConnection, tid: Uuid, user: Uuid) -> ApiResult<()> {
-    sqlx::query(
+    let round: Option<i32> = sqlx::query_scalar(
         "UPDATE tournament_players p SET escaped = true,
                 eliminated_round = COALESCE(p.eliminated_round, t.round)
            FROM tournaments t WHERE t.id = p.tournament_id AND p.tournament_id = $1
-            AND p.user_id = $2",
+            AND p.user_id = $2
+         RETURNING p.eliminated_round",
     )
     .bind(tid)
     .bind(user)
-    .execute(conn)
-    .await?;
+    .fetch_optional(&mut *conn)
+    .await?
+    .flatten();
+    if let Some(round) = round {
+        let notice = Notice::Eliminated {
+            tournament_id: tid,
+            round,
+            escaped: true,
+        };
+        crate::notices::push(conn, user, &notice).await?;
+    }
     Ok(())
 }
 

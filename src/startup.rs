@@ -12,6 +12,7 @@ use tokio::task::JoinHandle;
 
 use crate::auth::Jwt;
 use crate::config::Config;
+use crate::matches::BotSettings;
 use crate::matches::lobby::LobbySettings;
 use crate::matches::runtime::Runtime;
 use crate::matches::sweeper;
@@ -112,6 +113,9 @@ impl Application {
         let lobby_data = web::Data::new(LobbySettings {
             turn_timeout_secs: config.lobby_turn_timeout_secs,
         });
+        let bot_data = web::Data::new(BotSettings {
+            coins: config.bot_coins,
+        });
         let server = HttpServer::new(move || {
             App::new()
                 .wrap(middleware::from_fn(metrics::track))
@@ -121,6 +125,7 @@ impl Application {
                 .app_data(jwt.clone())
                 .app_data(runtime.clone())
                 .app_data(lobby_data.clone())
+                .app_data(bot_data.clone())
                 .configure(routes::configure)
                 .default_service(web::to(routes::no_route))
         })

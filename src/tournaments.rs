@@ -17,6 +17,7 @@ use crate::ledger::{self, Party, Reason, TxMeta};
 use crate::matches::options::PlatformOptions;
 use crate::matches::table::TournamentSeat;
 use crate::matches::table::{NewTable, Table};
+use crate::notices::{self, Notice, Via};
 
 const MAX_FEE: i64 = 1_000_000_000;
 
@@ -762,7 +763,9 @@ async fn seat_round(
         });
         for (seat, user) in group.iter().enumerate() {
             let name = names.get(user).map_or("", String::as_str);
-            table.seat_player(conn, seat, *user, name).await?;
+            table
+                .seat_player(conn, seat, *user, name, Via::Tournament)
+                .await?;
             if auto.contains(user) {
                 table.put_in_auto(seat);
             }
@@ -779,6 +782,17 @@ async fn seat_round(
         .bind(table.id())
         .bind(group)
         .execute(&mut *conn)
+        .await?;
+        notices::push_many(
+            conn,
+            group,
+            &Notice::TournamentTable {
+                tournament_id: t.id,
+                round,
+                table_no: table_no as i32,
+                match_id: table.id(),
+            },
+        )
         .await?;
     }
     Ok(())
@@ -837,6 +851,22 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
         .bind(t.round)
         .execute(&mut *conn)
         .await?;
+        // Escapers were told when they escaped.
+        let lost: Vec<Uuid> = losers
+            .iter()
+            .copied()
+            .filter(|u| !info.get(u).is_some_and(|p| p.escaped))
+            .collect();
+        notices::push_many(
+            conn,
+            &lost,
+            &Notice::Eliminated {
+                tournament_id: t.id,
+                round: t.round,
+                escaped: false,
+            },
+        )
+        .await?;
     }
     if let [champion] = winners[..] {
         if t.prize_pool > 0 {
@@ -861,6 +891,20 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
         .bind(t.id)
         .bind(champion)
         .execute(&mut *conn)
+        .await?;
+        let field: Vec<Uuid> = players
+            .iter()
+            .filter(|p| p.in_field == Some(true))
+            .map(|p| p.user_id)
+            .collect();
+        notices::push_many(
+            conn,
+            &field,
+            &Notice::TournamentFinished {
+                tournament_id: t.id,
+                winner: Some(champion),
+            },
+        )
         .await?;
         tracing::info!(tournament_id = %t.id, winner = %champion, prize = t.prize_pool, "tournament finished");
         return Ok(());

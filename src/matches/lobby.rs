@@ -10,6 +10,7 @@ use super::require_coins;
 use super::table::{NewTable, Table};
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult};
+use crate::notices::Via;
 
 const MAX_STAKE: i64 = 1_000_000_000;
 
@@ -155,7 +156,7 @@ async fn make_match(
     .await?;
     for (seat, (user, name)) in players.iter().enumerate() {
         require_coins(conn, *user, t.platform().entry_coins()).await?;
-        t.seat_player(conn, seat, *user, name).await?;
+        t.seat_player(conn, seat, *user, name, Via::Lobby).await?;
     }
     t.advance(conn).await?;
     t.save(conn).await?;

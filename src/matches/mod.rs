@@ -25,6 +25,7 @@ use self::view::View;
 use crate::auth::{AuthUser, Role};
 use crate::error::{ApiError, ApiResult};
 use crate::ledger;
+use crate::notices::Via;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -36,6 +37,15 @@ pub struct CreateMatch {
     pub buy_in: Option<i64>,
     pub seed: Option<String>,
     pub deck: Option<Vec<String>>,
+    /// Server-side bots for the last seats (docs/api.md § Bots).
+    pub bots: Option<u32>,
+}
+
+/// Coins the house gives each bot at a table whose game stakes coins itself (扯旋), when the
+/// table asks no more (`PAIJU_BOT_COINS`, default 2000; 0 refuses bots at such tables).
+#[derive(Clone, Copy, Debug)]
+pub struct BotSettings {
+    pub coins: i64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -108,7 +118,53 @@ async fn require_coins(conn: &mut PgConnection, user: Uuid, buy_in: i64) -> ApiR
     Ok(())
 }
 
-pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResult<View> {
+/// The coins each of `bots` bots is funded with, or why bots cannot sit at this table.
+fn bot_bankroll(
+    game: &dyn games::DynGame,
+    platform: &PlatformOptions,
+    settings: BotSettings,
+    seats: usize,
+    bots: usize,
+    join: bool,
+) -> ApiResult<i64> {
+    let humans = usize::from(join);
+    if bots + humans > seats {
+        return Err(ApiError::Validation(format!(
+            "bots must be from 0 to {}: the table has {seats} seats{}",
+            seats - humans,
+            if join { " and you take one" } else { "" }
+        )));
+    }
+    if bots == seats {
+        return Err(ApiError::Validation(
+            "a table of bots only has nobody to play for: leave a seat for a player".into(),
+        ));
+    }
+    if platform.room.is_some() {
+        return Err(ApiError::Validation(
+            "bots do not play in coin rooms (金币场): what players win there comes from players"
+                .into(),
+        ));
+    }
+    // A game that stakes coins itself needs coins in every wallet to play at all.
+    let stakes = !game.coin_rooms();
+    if stakes && settings.coins == 0 {
+        return Err(ApiError::Validation(format!(
+            "bots are switched off for {} on this server (PAIJU_BOT_COINS=0)",
+            game.name()
+        )));
+    }
+    Ok(platform
+        .entry_coins()
+        .max(if stakes { settings.coins } else { 0 }))
+}
+
+pub async fn create(
+    pool: &PgPool,
+    bot_settings: BotSettings,
+    user: &AuthUser,
+    req: CreateMatch,
+) -> ApiResult<View> {
     let game = games::game(&req.game).ok_or_else(|| {
         ApiError::Validation(format!(
             "unknown game {:?}; games: {}",
@@ -160,6 +216,12 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
         .transpose()?;
     platform.buy_in = check_buy_in(req.buy_in)?;
     let join = req.join.unwrap_or(true);
+    let bots = req.bots.unwrap_or(0) as usize;
+    let bot_coins = if bots > 0 {
+        bot_bankroll(game, &platform, bot_settings, seats, bots, join)?
+    } else {
+        0
+    };
 
     let mut tx = pool.begin().await?;
     if join {
@@ -184,7 +246,11 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateMatch) -> ApiResu
     .await?;
     let id = t.id();
     if join {
-        t.seat_player(&mut tx, 0, user.id, &user.username).await?;
+        t.seat_player(&mut tx, 0, user.id, &user.username, Via::Create)
+            .await?;
+    }
+    for seat in seats - bots..seats {
+        t.seat_bot(&mut tx, seat, bot_coins).await?;
     }
     t.advance(&mut tx).await?;
     t.save(&mut tx).await?;
@@ -234,7 +300,7 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
     let min = buy_in.max(t.platform().entry_coins());
     crate::players::lock_free_to_play(&mut tx, user.id).await?;
     require_coins(&mut tx, user.id, min).await?;
-    t.seat_player(&mut tx, seat, user.id, &user.username)
+    t.seat_player(&mut tx, seat, user.id, &user.username, Via::Join)
         .await?;
     t.advance(&mut tx).await?;
     t.save(&mut tx).await?;

@@ -11,7 +11,7 @@ use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult};
 use crate::matches::runtime::Runtime;
 use crate::matches::view::View;
-use crate::matches::{self, ActionRequest, CreateMatch, JoinMatch};
+use crate::matches::{self, ActionRequest, BotSettings, CreateMatch, JoinMatch};
 
 const MAX_WAIT_SECS: u64 = 30;
 
@@ -45,10 +45,11 @@ fn none_match(header: &str, etag: &str) -> bool {
 #[post("/v1/matches")]
 pub async fn create(
     pool: web::Data<PgPool>,
+    bots: web::Data<BotSettings>,
     user: AuthUser,
     body: web::Json<CreateMatch>,
 ) -> ApiResult<HttpResponse> {
-    let view = matches::create(&pool, &user, body.into_inner()).await?;
+    let view = matches::create(&pool, **bots, &user, body.into_inner()).await?;
     let mut created = HttpResponse::Created();
     created.insert_header((header::LOCATION, format!("/v1/matches/{}", view.id())));
     Ok(view_with(created, view))

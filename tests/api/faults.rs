@@ -219,6 +219,9 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
         lobby_turn_timeout_secs: 1,
         auth_per_minute: 100_000,
         trusted_proxies: Vec::new(),
+        cors_origins: Vec::new(),
+        stream: paiju::config::StreamSettings::default(),
+        bot_coins: 2000,
         workers: 2,
     };
     let application = Application::build(config).await.unwrap();

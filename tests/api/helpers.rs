@@ -110,6 +110,9 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         lobby_turn_timeout_secs: 1,
         auth_per_minute: 100_000,
         trusted_proxies: Vec::new(),
+        cors_origins: Vec::new(),
+        stream: paiju::config::StreamSettings::default(),
+        bot_coins: 2000,
         workers: 2,
     };
     configure(&mut config);

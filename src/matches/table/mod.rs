@@ -20,7 +20,9 @@ use super::view::View;
 use super::{autoplay, room};
 use crate::error::ApiError;
 use crate::ledger::{self, Party, Reason, TxMeta};
+use crate::notices::{self, Notice, Via};
 
+mod bots;
 mod money;
 mod play;
 mod render;
@@ -35,6 +37,9 @@ pub struct SeatRow {
     pub username: String,
     pub auto: bool,
     pub timeouts: i32,
+    /// A server-side bot's seat (always played at once, by `bot_action`).
+    #[serde(default)]
+    pub bot: bool,
 }
 
 /// Where a tournament table sits in its tournament, shown on the table (the seed's playing
@@ -169,6 +174,15 @@ impl Table {
             .position(|s| s.as_ref().is_some_and(|s| s.user_id == user))
     }
 
+    /// The seats whose action the table waits for (none between hands).
+    pub fn to_act(&self) -> Vec<SeatNo> {
+        if self.state.stage() == Stage::InHand {
+            self.state.to_act()
+        } else {
+            Vec::new()
+        }
+    }
+
     pub fn full(&self) -> bool {
         self.seats.iter().all(Option::is_some)
     }
@@ -233,13 +247,15 @@ impl Table {
         self.version += 1;
     }
 
-    /// Seats a player (the caller checked that the seat is free and the player may sit).
+    /// Seats a player (the caller checked that the seat is free and the player may sit), and
+    /// tells them on their stream how they came to it.
     pub async fn seat_player(
         &mut self,
         conn: &mut PgConnection,
         seat: SeatNo,
         user_id: Uuid,
         username: &str,
+        via: Via,
     ) -> Result<(), ApiError> {
         sqlx::query("INSERT INTO match_seats (match_id, seat, user_id) VALUES ($1, $2, $3)")
             .bind(self.id)
@@ -247,12 +263,24 @@ impl Table {
             .bind(user_id)
             .execute(&mut *conn)
             .await?;
+        notices::push(
+            conn,
+            user_id,
+            &Notice::Seated {
+                match_id: self.id,
+                game: self.game.name(),
+                seat,
+                via,
+            },
+        )
+        .await?;
         self.seats[seat] = Some(SeatRow {
             seat,
             user_id,
             username: username.to_string(),
             auto: false,
             timeouts: 0,
+            bot: false,
         });
         self.record(
             "joined",
@@ -283,8 +311,10 @@ impl Table {
             Some(seat),
             json!({ "user_id": user }),
         );
-        if !started && self.seats.iter().all(Option::is_none) {
+        // Bots do not keep a table nobody plays at.
+        if !started && self.seats.iter().flatten().all(|s| s.bot) {
             self.status = Status::Aborted;
+            self.retire_bots(conn).await?;
         }
         Ok(())
     }

@@ -163,6 +163,16 @@ impl Table {
                         stop = Stop::Idle;
                         break;
                     }
+                    if hands_done > 0 && self.seats.iter().flatten().all(|s| s.bot) {
+                        self.status = Status::Finished;
+                        self.platform_event(
+                            "abandoned",
+                            None,
+                            json!({ "reason": "only bots are left" }),
+                        );
+                        stop = Stop::Idle;
+                        break;
+                    }
                     if !self.full() {
                         self.status = Status::Waiting;
                         stop = Stop::Idle;
@@ -229,13 +239,20 @@ impl Table {
                     }
                     for seat in auto {
                         if self.state.to_act().contains(&seat) {
-                            let action = self.state.auto_action(seat);
+                            let action = if self.seat(seat).is_some_and(|s| s.bot) {
+                                self.state.bot_action(seat)
+                            } else {
+                                self.state.auto_action(seat)
+                            };
                             self.apply(conn, seat, action, ActionKind::Auto).await?;
                             auto_played = true;
                         }
                     }
                 }
             }
+        }
+        if matches!(self.status, Status::Finished | Status::Aborted) {
+            self.retire_bots(conn).await?;
         }
         let turn = self.platform.turn_timeout_secs;
         self.deadline_at = match stop {

@@ -7,7 +7,6 @@ impl Table {
     /// table: the stored JSON (options, last result) is borrowed, not copied.
     pub fn view(&self, user: Option<Uuid>) -> View {
         let me = user.and_then(|u| self.seat_of(u));
-        let in_hand = self.state.stage() == Stage::InHand;
         let game_view = self.state.view(me);
         let seats = self
             .seats
@@ -20,6 +19,7 @@ impl Table {
                     username: Some(&s.username),
                     coins_at_table: game_view.coins_at_table.get(i).copied().flatten(),
                     auto: s.auto,
+                    bot: s.bot,
                 },
                 None => ViewSeat {
                     seat: i,
@@ -27,6 +27,7 @@ impl Table {
                     username: None,
                     coins_at_table: None,
                     auto: false,
+                    bot: false,
                 },
             })
             .collect();
@@ -57,11 +58,7 @@ impl Table {
             you: me.map(|seat| You { seat }),
             hand_no: self.state.hand_no(),
             phase,
-            to_act: if in_hand {
-                self.state.to_act()
-            } else {
-                Vec::new()
-            },
+            to_act: self.to_act(),
             deadline: self.deadline_at,
             legal_actions,
             shuffle_commitment: self.commitment.as_deref(),
@@ -103,6 +100,7 @@ struct ViewSeat<'a> {
     username: Option<&'a str>,
     coins_at_table: Option<i64>,
     auto: bool,
+    bot: bool,
 }
 
 #[derive(serde::Serialize)]

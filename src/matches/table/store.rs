@@ -8,7 +8,7 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
        m.commitment, m.last_result,
        COALESCE((SELECT json_agg(json_build_object('seat', s.seat, 'user_id', s.user_id,
                                  'username', u.username, 'auto', s.auto,
-                                 'timeouts', s.timeouts) ORDER BY s.seat)
+                                 'timeouts', s.timeouts, 'bot', u.bot) ORDER BY s.seat)
                    FROM match_seats s JOIN users u ON u.id = s.user_id
                   WHERE s.match_id = m.id), '[]'::json)::jsonb AS seat_rows,
        (SELECT json_build_object('id', tt.tournament_id, 'round', tt.round,
@@ -237,8 +237,7 @@ impl Table {
                 .collect::<Vec<i32>>(),
         )
         .bind(
-            self.state
-                .to_act()
+            self.to_act()
                 .into_iter()
                 .map(|s| s as i32)
                 .collect::<Vec<i32>>(),

@@ -1,0 +1,98 @@
+//! Server-side bots at a table (docs/api.md § Bots): accounts of their own, made for one table,
+//! funded by the house when they sit down (ledger reason `bot_funding`) and emptied back into
+//! it when the table ends (`bot_return`). A bot's seat is always in 托管 and played at once with
+//! the game's `bot_action`; it never holds a real account's coins.
+
+use super::*;
+
+impl Table {
+    /// Makes a bot account for `seat`, funds it with `coins` from the house and seats it.
+    pub async fn seat_bot(
+        &mut self,
+        conn: &mut PgConnection,
+        seat: SeatNo,
+        coins: i64,
+    ) -> Result<(), ApiError> {
+        let user_id = Uuid::new_v4();
+        // `bot_` names are refused at registration, and the id makes this one unique.
+        let username = format!("bot_{}", &user_id.simple().to_string()[..8]);
+        sqlx::query(
+            "INSERT INTO users (id, username, password_hash, role, bot)
+             VALUES ($1, $2, '', 'player', true)",
+        )
+        .bind(user_id)
+        .bind(&username)
+        .execute(&mut *conn)
+        .await?;
+        ledger::open_user_account(&mut *conn, user_id).await?;
+        if coins > 0 {
+            let meta = TxMeta {
+                reason: Reason::BotFunding,
+                match_id: Some(self.id),
+                ..TxMeta::default()
+            };
+            ledger::transfer(
+                conn,
+                &meta,
+                &[(Party::House, -coins), (Party::User(user_id), coins)],
+            )
+            .await?;
+        }
+        sqlx::query(
+            "INSERT INTO match_seats (match_id, seat, user_id, auto) VALUES ($1, $2, $3, true)",
+        )
+        .bind(self.id)
+        .bind(seat as i32)
+        .bind(user_id)
+        .execute(&mut *conn)
+        .await?;
+        self.seats[seat] = Some(SeatRow {
+            seat,
+            user_id,
+            username: username.clone(),
+            auto: true,
+            timeouts: 0,
+            bot: true,
+        });
+        self.record(
+            "joined",
+            Some(seat),
+            json!({ "user_id": user_id, "username": username, "bot": true }),
+        );
+        Ok(())
+    }
+
+    /// The table is over: every bot's coins go back to the house. A bot with nothing left
+    /// moves nothing, so calling this again changes nothing.
+    pub(super) async fn retire_bots(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        let bots: Vec<Uuid> = self
+            .seats
+            .iter()
+            .flatten()
+            .filter(|s| s.bot)
+            .map(|s| s.user_id)
+            .collect();
+        if bots.is_empty() {
+            return Ok(());
+        }
+        let balances = ledger::lock_balances(conn, &bots).await?;
+        let mut legs: Vec<(Party, i64)> = bots
+            .iter()
+            .zip(&balances)
+            .filter(|(_, b)| **b > 0)
+            .map(|(u, b)| (Party::User(*u), -b))
+            .collect();
+        let total: i64 = balances.iter().filter(|b| **b > 0).sum();
+        if total == 0 {
+            return Ok(());
+        }
+        legs.push((Party::House, total));
+        let meta = TxMeta {
+            reason: Reason::BotReturn,
+            match_id: Some(self.id),
+            ..TxMeta::default()
+        };
+        ledger::transfer(conn, &meta, &legs).await?;
+        Ok(())
+    }
+}
