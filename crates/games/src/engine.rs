@@ -300,6 +300,13 @@ pub trait Game: 'static {
     /// It must always be accepted by `apply`, whatever the seat's wallet holds: a table must
     /// never stop with no way forward.
     fn auto_action(state: &Self::State, seat: SeatNo) -> Self::Action;
+    /// The move a server-side bot makes for `seat` (in `to_act`), and the hint shown to a human
+    /// in that seat. Like `auto_action` it must always be accepted by `apply`; unlike it, it
+    /// tries to play well. It may use only what `seat` can see (its own cards, public play):
+    /// never another seat's hidden cards, the undealt deck or the bottom it has not seen.
+    fn bot_action(state: &Self::State, seat: SeatNo) -> Self::Action {
+        Self::auto_action(state, seat)
+    }
     /// A seated player leaves during the match (逃跑 when it is still in the hand): the game's
     /// penalty. Afterwards the seat is empty; the match either waits for a new player
     /// (`NeedsDeal`), plays on, or is `Finished`.
@@ -428,6 +435,9 @@ pub trait DynState: Send + Sync {
     /// Decodes and applies an action given as JSON (`{"type": …, …}`).
     fn apply(&mut self, seat: SeatNo, action: &Value, ctx: Ctx) -> Result<Outcome, RuleError>;
     fn auto_action(&self, seat: SeatNo) -> Value;
+    /// The move a server-side bot makes for `seat`, also the 提示 (hint) shown to a human there:
+    /// always accepted by `apply`, and built only from what `seat` may see.
+    fn bot_action(&self, seat: SeatNo) -> Value;
     fn leave(&mut self, seat: SeatNo, ctx: Ctx) -> Outcome;
     fn view(&self, viewer: Option<SeatNo>) -> RenderedView;
     fn legal_actions(&self, seat: SeatNo) -> Vec<Box<RawValue>>;
@@ -535,6 +545,9 @@ where
     }
     fn auto_action(&self, seat: SeatNo) -> Value {
         to_value(&G::auto_action(&self.0, seat))
+    }
+    fn bot_action(&self, seat: SeatNo) -> Value {
+        to_value(&G::bot_action(&self.0, seat))
     }
     fn leave(&mut self, seat: SeatNo, ctx: Ctx) -> Outcome {
         G::leave(&mut self.0, seat, ctx)
