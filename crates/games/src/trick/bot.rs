@@ -30,7 +30,7 @@ pub fn unseen<'a>(
             n[f] += 1;
         }
     }
-    for &c in hand.iter().chain(seen.into_iter()) {
+    for &c in hand.iter().chain(seen) {
         if let Some(f) = face(c) {
             n[f] = n[f].saturating_sub(1);
         }
