@@ -303,7 +303,7 @@ pub trait Game: 'static {
     /// The move a server-side bot makes for `seat` (in `to_act`), and the hint shown to a human
     /// in that seat. Like `auto_action` it must always be accepted by `apply`; unlike it, it
     /// tries to play well. It may use only what `seat` can see (its own cards, public play):
-    /// never another seat's hidden cards, the undealt deck or a bottom it has not seen.
+    /// never another seat's hidden cards, the undealt deck or the bottom it has not seen.
     fn bot_action(state: &Self::State, seat: SeatNo) -> Self::Action {
         Self::auto_action(state, seat)
     }
@@ -435,6 +435,8 @@ pub trait DynState: Send + Sync {
     /// Decodes and applies an action given as JSON (`{"type": …, …}`).
     fn apply(&mut self, seat: SeatNo, action: &Value, ctx: Ctx) -> Result<Outcome, RuleError>;
     fn auto_action(&self, seat: SeatNo) -> Value;
+    /// The move a server-side bot makes for `seat`, also the 提示 (hint) shown to a human there:
+    /// always accepted by `apply`, and built only from what `seat` may see.
     fn bot_action(&self, seat: SeatNo) -> Value;
     fn leave(&mut self, seat: SeatNo, ctx: Ctx) -> Outcome;
     fn view(&self, viewer: Option<SeatNo>) -> RenderedView;

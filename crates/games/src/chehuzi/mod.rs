@@ -5,6 +5,7 @@
 //! `docs/rules/chehuzi.md`. `melds` knows faces and 胡息, `win` splits hands into 门子,
 //! `scoring` picks the best-scoring win and settles hands, `claims` lists 吃 and orders claims.
 
+mod bot;
 mod claims;
 mod events;
 mod melds;
@@ -1102,6 +1103,12 @@ impl Game for Chehuzi {
                 None => Action::Pass {},
             },
         }
+    }
+
+    /// The bot: 胡 whenever it may, 碰, a 吃 that adds 胡息, and the discard least useful to
+    /// melds (`bot`).
+    fn bot_action(state: &State, seat: SeatNo) -> Action {
+        bot::bot_action(state, seat)
     }
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {

@@ -967,3 +967,121 @@ fn check_events(st: &State, out: &Outcome) {
         }
     }
 }
+
+// ---------------------------------------------------------------- bots
+
+#[test]
+fn bot_takes_a_hu_when_offered() {
+    let mut st = table(
+        opts(json!({})),
+        [&["s1", "s1"], BLACK, BLACK],
+        &["s6", "s2", "s2"],
+        0,
+    );
+    act(&mut st, 0, discard("s1"));
+    assert_eq!(Chehuzi::to_act(&st), vec![1, 2]);
+    assert_eq!(Chehuzi::bot_action(&st, 1), Action::Hu {});
+    assert_eq!(Chehuzi::bot_action(&st, 2), Action::Hu {});
+}
+
+#[test]
+fn bot_pengs_and_eats_only_for_huxi() {
+    let mut st = table(
+        opts(json!({})),
+        [&["s5", "b9"], &["s4", "s6", "b1"], &["s5", "s5", "b2"]],
+        &["b3", "b4", "b5"],
+        0,
+    );
+    act(&mut st, 0, discard("s5"));
+    // 碰 always adds 胡息; 四五六 adds none, so seat 1 lets it go.
+    assert_eq!(Chehuzi::bot_action(&st, 2), Action::Peng {});
+    assert_eq!(Chehuzi::bot_action(&st, 1), Action::Pass {});
+    let mut st = table(
+        opts(json!({})),
+        [&["s3", "b9"], &["s1", "s2", "b1"], &["b7", "b8", "b2"]],
+        &["b3", "b4", "b5"],
+        0,
+    );
+    act(&mut st, 0, discard("s3"));
+    // 一二三 is worth 3 胡息.
+    assert_eq!(Chehuzi::bot_action(&st, 1), chi(&[&["s1", "s2", "s3"]]));
+    let eat = Chehuzi::bot_action(&st, 1);
+    act(&mut st, 1, eat);
+    assert_eq!(st.hand.as_ref().unwrap().melds[1][0].kind, Kind::Ju);
+}
+
+#[test]
+fn bot_discards_the_card_least_useful_to_melds() {
+    let st = table(
+        opts(json!({})),
+        [&["s2", "s3", "b5", "b5", "s9"], &["b1"], &["b2"]],
+        &["b3"],
+        0,
+    );
+    assert_eq!(Chehuzi::bot_action(&st, 0), discard("s9"));
+    // A pair is kept, and so are both halves of a 二七十 start.
+    let st = table(
+        opts(json!({})),
+        [&["s2", "s7", "b5", "b5", "b8"], &["b1"], &["b2"]],
+        &["b3"],
+        0,
+    );
+    assert_eq!(Chehuzi::bot_action(&st, 0), discard("b8"));
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 64,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Three bots play whole hands: every bot action is accepted, every hand ends, cards are
+    /// conserved, no event names a face-down card, results are zero-sum; and a seat's bot
+    /// decides the same when everything it may not see is scrambled.
+    #[test]
+    fn bots_play_whole_hands_legally_and_see_only_their_own_cards(
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let mut rng = Rng(seed);
+        let kings = if rng.chance(50) { 2 } else { 4 };
+        let xing = if rng.chance(50) { "fan" } else { "gen" };
+        let o = opts(json!({"kings": kings, "xing": xing}));
+        let mut st = Chehuzi::new_match(o.clone(), 3);
+        st.dealer = rng.below(3);
+        for _ in 0..2 {
+            let mut deck = Chehuzi::deck(&o);
+            let mut shuffle_seed = [0u8; 32];
+            shuffle_seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+            shuffle(&mut deck, &shuffle_seed);
+            let mut full: Vec<u8> = deck.iter().map(|&c| face_of(c).unwrap()).collect();
+            full.sort_unstable();
+            let out = Chehuzi::start_hand(
+                &mut st,
+                HandStart {
+                    deck,
+                    ctx: T0,
+                    wallets: vec![0; 3],
+                    scores: vec![0; 3],
+                },
+            );
+            check_events(&st, &out);
+            let mut steps = 0;
+            while let Some(h) = &st.hand {
+                assert_eq!(all_cards(h), full, "cards conserved");
+                steps += 1;
+                assert!(steps < 1_000, "a hand ends");
+                let seat = Chehuzi::to_act(&st)[0];
+                let action = Chehuzi::bot_action(&st, seat);
+                let blind = scrambled(&st, seat, &mut rng);
+                assert_eq!(Chehuzi::bot_action(&blind, seat), action.clone(), "hidden cards moved");
+                let out = Chehuzi::apply(&mut st, seat, action.clone(), T0)
+                    .unwrap_or_else(|e| panic!("{action:?} refused: {}", e.detail));
+                check_events(&st, &out);
+                if let Some(r) = out.hand_end {
+                    assert_eq!(r.units.iter().sum::<i64>(), 0, "zero-sum");
+                    assert_eq!(r.points, r.units);
+                }
+            }
+        }
+    }
+}

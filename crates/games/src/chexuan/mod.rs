@@ -11,6 +11,7 @@
 //! arithmetic, and `view` decides what each seat may see.
 
 mod betting;
+mod bot;
 mod deal;
 mod ending;
 #[cfg(test)]
@@ -544,6 +545,12 @@ impl Game for Chexuan {
             },
             _ => Action::Fold {},
         }
+    }
+
+    /// The bot: a 簸簸 it can afford, bets by the strength of its own cards, the best split
+    /// (`bot`).
+    fn bot_action(state: &State, seat: SeatNo) -> Action {
+        bot::bot_action(state, seat)
     }
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {

@@ -1307,3 +1307,152 @@ fn random_hands_conserve_coins_cards_points_and_secrecy() {
         );
     }
 }
+
+// ---------------------------------------------------------------- bots
+
+#[test]
+fn bot_sets_a_bobo_its_wallet_affords_and_keeps_most_of_a_big_wallet() {
+    let mut t = Table::new(opts(json!({"min_bobo": 100})), vec![1000, 150, 100_000]);
+    t.deal(deck_cards());
+    let amounts: Vec<Action> = (0..3).map(|s| Chexuan::bot_action(&t.state, s)).collect();
+    assert_eq!(
+        amounts,
+        vec![
+            Action::SetBobo { amount: 250 },
+            Action::SetBobo { amount: 100 },
+            Action::SetBobo { amount: 300 },
+        ]
+    );
+    for (s, a) in amounts.into_iter().enumerate() {
+        t.act(s, a);
+    }
+    assert_eq!(t.state.phase(), Phase::Betting);
+}
+
+/// Two seats with bobo 100, seat 0 dealing: seat 1 speaks first in every round.
+fn two_seat_hand(seat0: &[&str], seat1: &[&str]) -> Table {
+    let mut t = Table::new(opts(json!({})), vec![1000; 2]);
+    t.deal(deck_for_hands(&[cards(seat0), cards(seat1)]));
+    t.bobos(&[100, 100]);
+    t
+}
+
+#[test]
+fn bot_folds_a_weak_hand_facing_a_big_raise_and_checks_it_when_free() {
+    // Seat 0: 红10 + 黑J, one point.
+    let mut t = two_seat_hand(&["10H", "JS", "5S", "7C"], &["QH", "QD", "2H", "2D"]);
+    assert_eq!(t.turn(), 1);
+    t.act(1, Action::Raise { to: 60 });
+    assert_eq!(Chexuan::bot_action(&t.state, 0), Action::Fold {});
+    // Nobody has bet: the same weak hand checks.
+    let t = two_seat_hand(&["QH", "QD", "2H", "2D"], &["10H", "JS", "5S", "7C"]);
+    assert_eq!(Chexuan::bot_action(&t.state, 1), Action::Check {});
+}
+
+#[test]
+fn bot_raises_with_a_strong_hand_and_calls_a_small_bet_with_a_middling_one() {
+    // Seat 1 holds 天牌: it opens.
+    let t = two_seat_hand(&["5S", "9C", "3H", "7C"], &["QH", "QD", "2H", "2D"]);
+    assert_eq!(Chexuan::bot_action(&t.state, 1), Action::Raise { to: 20 });
+    // Seat 0 holds 红2 + 黑5, seven points, a middling hand: it calls 10 but not 60.
+    let mut t = two_seat_hand(&["2H", "5S", "3H", "7C"], &["QH", "QD", "10H", "10D"]);
+    t.act(1, Action::Raise { to: 10 });
+    assert_eq!(Chexuan::bot_action(&t.state, 0), Action::Call {});
+    let mut t = two_seat_hand(&["2H", "5S", "3H", "7C"], &["QH", "QD", "10H", "10D"]);
+    t.act(1, Action::Raise { to: 60 });
+    assert_eq!(Chexuan::bot_action(&t.state, 0), Action::Fold {});
+}
+
+#[test]
+fn bot_splits_its_best_arrangement_at_the_showdown() {
+    // 红Q 红Q 黑8 黑9: 天牌 with 7 points, or 奶狗 with 天杠; the tail decides, so 奶狗/天杠.
+    let mut t = two_seat_hand(&["QH", "QD", "8S", "9S"], &["2H", "2D", "4H", "4D"]);
+    while t.state.phase() == Phase::Betting {
+        let s = t.turn();
+        let action = if legal(&t.state, s).contains(&json!({ "type": "check" })) {
+            Action::Raise { to: 10 }
+        } else {
+            Action::Call {}
+        };
+        t.act(s, action);
+    }
+    assert_eq!(t.state.phase(), Phase::Showdown);
+    let Action::Split { head, tail } = Chexuan::bot_action(&t.state, 0) else {
+        panic!("a split at the showdown");
+    };
+    let name = |c: [Card; 2]| ranking::rank_pair(c[0], c[1]).1;
+    assert_eq!((name(head), name(tail)), ("奶狗".into(), "天杠".into()));
+    t.act(0, Action::Split { head, tail });
+}
+
+/// The state with cards `seat` cannot see moved: another seat's hidden card swapped with an
+/// undealt card or with a third seat's hidden card.
+fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
+    let mut other = st.clone();
+    let super::Table::InHand { hand: h, .. } = &mut other.table else {
+        return other;
+    };
+    let mut slots: Vec<(Option<SeatNo>, usize)> =
+        (h.dealt..h.deck.len()).map(|k| (None, k)).collect();
+    for (s, sh) in h.seats.iter().enumerate() {
+        if s != seat && !h.revealed(s) {
+            slots.extend((0..sh.hidden.len()).map(|i| (Some(s), i)));
+        }
+    }
+    if slots.len() < 2 {
+        return other;
+    }
+    let a = slots.swap_remove(rng.below(slots.len()));
+    let b = slots[rng.below(slots.len())];
+    let get = |h: &Hand, (s, i): (Option<SeatNo>, usize)| match s {
+        Some(s) => h.seats[s].hidden[i],
+        None => h.deck[i],
+    };
+    let (ca, cb) = (get(h, a), get(h, b));
+    for ((s, i), c) in [(a, cb), (b, ca)] {
+        match s {
+            Some(s) => h.seats[s].hidden[i] = c,
+            None => h.deck[i] = c,
+        }
+    }
+    other
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 64,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Bots in every seat: every bot action is accepted, every hand ends, coins, cards and
+    /// points are conserved and secrets kept (the `Table` checks after every step), and a
+    /// seat's bot decides the same when only cards it cannot see are moved.
+    #[test]
+    fn bots_play_whole_hands_legally_and_see_only_their_own_cards(
+        seed in proptest::prelude::any::<u64>(),
+    ) {
+        let mut rng = Rng(seed);
+        let seats = rng.range(2, 6) as usize;
+        let ante = rng.range(1, 20);
+        let min_bobo = rng.range(ante, ante * 15);
+        let options = opts(json!({ "ante": ante, "min_bobo": min_bobo }));
+        let wallets = (0..seats).map(|_| rng.range(0, min_bobo * 8)).collect();
+        let mut t = Table::new(options, wallets);
+        for _ in 0..6 {
+            if Chexuan::stage(&t.state) != Stage::NeedsDeal {
+                break;
+            }
+            t.deal(shuffled_deck(&mut rng));
+            let mut steps = 0;
+            while Chexuan::stage(&t.state) == Stage::InHand {
+                steps += 1;
+                assert!(steps < 500, "a hand ends");
+                let seat = Chexuan::to_act(&t.state)[0];
+                let action = Chexuan::bot_action(&t.state, seat);
+                let blind = hide_differently(&t.state, seat, &mut rng);
+                assert_eq!(Chexuan::bot_action(&blind, seat), action, "hidden cards moved");
+                t.act(seat, action);
+            }
+        }
+    }
+}

@@ -4,6 +4,7 @@
 //! `docs/rules/dazha.md`. `combos` reads and compares combinations and lists legal plays;
 //! `scoring` turns a finished hand (or a 摊牌, or an escape) into points.
 
+mod bot;
 mod combos;
 #[cfg(test)]
 mod review_tests;
@@ -657,6 +658,12 @@ impl Game for Dazha {
             },
             None => Action::Pass {},
         }
+    }
+
+    /// The bot: the lowest plays on a lead, the cheapest beating play when following an
+    /// opponent, a pass on the partner's play; bombs are kept for when they matter (`bot`).
+    fn bot_action(state: &State, seat: SeatNo) -> Action {
+        bot::bot_action(state, seat)
     }
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {

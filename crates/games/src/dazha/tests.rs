@@ -1470,3 +1470,233 @@ fn the_schemas_describe_the_typed_surfaces() {
     assert_eq!(s.legal_action["oneOf"].as_array().map(Vec::len), Some(2));
     assert_eq!(s.last_result["anyOf"].as_array().map(Vec::len), Some(3));
 }
+
+// ---------------------------------------------------------------- bots
+
+fn bot_plays(st: &State, seat: SeatNo, list: &[&str]) {
+    match Dazha::bot_action(st, seat) {
+        Action::Play { cards: got, .. } => {
+            let mut want = cards(list);
+            sort_strongest_first(&mut want);
+            let mut got = got;
+            sort_strongest_first(&mut got);
+            assert_eq!(got, want, "seat {seat}'s bot play");
+        }
+        other => panic!("seat {seat}'s bot should play {list:?}, not {other:?}"),
+    }
+}
+
+/// Twelve cards nobody is told the count of.
+const TWELVE: &[&str] = &[
+    "3D", "4D", "6D", "8D", "9D", "JD", "3C", "4C", "6C", "8C", "9C", "JC",
+];
+
+#[test]
+fn bot_leads_its_lowest_plain_play_and_keeps_bombs_and_wushik() {
+    let st = table(
+        normal(),
+        [
+            &[
+                "3S", "3H", "3D", "3C", "5S", "10S", "KS", "6H", "6S", "9H", "9S",
+            ],
+            TWELVE,
+            TWELVE,
+            TWELVE,
+        ],
+        AB,
+        0,
+    );
+    // The 3s are a bomb, kept whole; 5-10-K would be a 五十K, kept for following: the lowest
+    // plain play is the single 5.
+    bot_plays(&st, 0, &["5S"]);
+    let st = table(
+        normal(),
+        [
+            &["4S", "5S", "6H", "7H", "8S", "8H", "QS", "2S"],
+            TWELVE,
+            TWELVE,
+            TWELVE,
+        ],
+        AB,
+        0,
+    );
+    // A straight from the lowest card gets rid of the most low cards.
+    bot_plays(&st, 0, &["4S", "5S", "6H", "7H", "8S"]);
+}
+
+#[test]
+fn bot_follows_with_the_cheapest_beating_play_and_passes_on_its_partner() {
+    let mut st = table(
+        normal(),
+        [
+            &[
+                "5H", "9H", "KD", "QS", "JS", "4H", "6H", "7D", "8C", "3S", "3H",
+            ],
+            &[
+                "6S", "9S", "KH", "2S", "AS", "AH", "8S", "10D", "7H", "QH", "4D",
+            ],
+            &[
+                "7S", "8H", "JH", "QD", "2H", "3D", "3C", "4S", "5D", "6C", "9D",
+            ],
+            TWELVE,
+        ],
+        AB,
+        0,
+    );
+    play(&mut st, 0, &["5H"]);
+    // Seat 1 is seat 0's opponent: the cheapest single above a 5 is its 6.
+    bot_plays(&st, 1, &["6S"]);
+    play(&mut st, 1, &["9S"]);
+    // Seat 2 beats the opponent's 9 as cheaply as it can: its J.
+    bot_plays(&st, 2, &["JH"]);
+    play(&mut st, 2, &["JH"]);
+    pass(&mut st, 3);
+    // Seat 0's partner (seat 2) holds the round: seat 0 passes although its Q beats the J.
+    assert_eq!(Dazha::bot_action(&st, 0), Action::Pass {});
+    // The pair of As beats a pair of Ks; a pair of 3s does not.
+    let mut st = table(
+        normal(),
+        [
+            &[
+                "KS", "KH", "5D", "7S", "8S", "9S", "10S", "JD", "QD", "4C", "4D",
+            ],
+            &[
+                "3S", "3H", "AS", "AH", "2S", "2H", "9H", "10H", "JH", "QH", "6C",
+            ],
+            TWELVE,
+            TWELVE,
+        ],
+        AB,
+        0,
+    );
+    play(&mut st, 0, &["KS", "KH"]);
+    bot_plays(&st, 1, &["AS", "AH"]);
+}
+
+#[test]
+fn bot_spends_a_bomb_only_when_an_opponent_is_close_to_going_out() {
+    let hands = |leader: &'static [&'static str]| {
+        [
+            leader,
+            &[
+                "6S", "6H", "6D", "6C", "3S", "4H", "7D", "8C", "9S", "JH", "QD",
+            ][..],
+            TWELVE,
+            TWELVE,
+        ]
+    };
+    let leader_cards: &[&str] = &[
+        "AS", "AH", "3H", "4S", "5S", "7S", "8S", "9H", "10H", "JS", "QS",
+    ];
+    let mut st = table(normal(), hands(leader_cards), AB, 0);
+    play(&mut st, 0, &["AS", "AH"]);
+    // Nobody close to going out, the round worthless: the 6s stay in hand.
+    assert_eq!(Dazha::bot_action(&st, 1), Action::Pass {});
+    let mut st = table(normal(), hands(&["AS", "AH", "3H", "4S", "5C"]), AB, 0);
+    play(&mut st, 0, &["AS", "AH"]);
+    // The leader is left with three cards, which the table is told: the bomb goes down.
+    bot_plays(&st, 1, &["6S", "6H", "6D", "6C"]);
+}
+
+#[test]
+fn bot_goes_out_when_one_play_empties_its_hand() {
+    let mut st = table(
+        normal(),
+        [&["9S", "9H", "3C"], &["JS", "JH"], TWELVE, TWELVE],
+        AB,
+        0,
+    );
+    play(&mut st, 0, &["9S", "9H"]);
+    bot_plays(&st, 1, &["JS", "JH"]);
+}
+
+/// The state with two cards swapped between two seats other than `seat`, or with their whole
+/// hands exchanged when they hold as many cards: what `seat` cannot see changes.
+fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
+    let mut other = st.clone();
+    let h = other.hand.as_mut().unwrap();
+    let others: Vec<SeatNo> = (0..4)
+        .filter(|&s| s != seat && !h.hands[s].is_empty())
+        .collect();
+    if others.len() < 2 {
+        return other;
+    }
+    let (a, b) = (others[0], others[1 + rng.below(others.len() - 1)]);
+    if h.hands[a].len() == h.hands[b].len() && rng.chance(30) {
+        h.hands.swap(a, b);
+    } else {
+        let (i, j) = (rng.below(h.hands[a].len()), rng.below(h.hands[b].len()));
+        let (x, y) = (h.hands[a][i], h.hands[b][j]);
+        h.hands[a][i] = y;
+        h.hands[b][j] = x;
+        sort_strongest_first(&mut h.hands[a]);
+        sort_strongest_first(&mut h.hands[b]);
+    }
+    other
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 48,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Four bots play whole hands: every bot action is accepted, every hand ends, cards are
+    /// conserved, events show only public cards, results are zero-sum; and a seat's bot decides
+    /// the same when only cards it cannot see are moved around.
+    #[test]
+    fn bots_play_whole_hands_legally_and_see_only_their_own_cards(
+        seed in proptest::prelude::any::<u64>(),
+        zhashen_mode in proptest::prelude::any::<bool>(),
+    ) {
+        let opts = if zhashen_mode { zhashen() } else { normal() };
+        let mut rng = Rng(seed);
+        let mut st = Dazha::new_match(opts.clone(), 4);
+        for _ in 0..3 {
+            let mut deck = Dazha::deck(&opts);
+            let mut shuffle_seed = [0u8; 32];
+            shuffle_seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+            shuffle(&mut deck, &shuffle_seed);
+            let deck_faces = faces(deck.iter().copied());
+            let out = start(&mut st, deck);
+            if out.hand_end.is_some() {
+                continue;
+            }
+            let mut played: Vec<Card> = Vec::new();
+            let mut public = [0u16; 54];
+            let mut steps = 0;
+            let result = loop {
+                steps += 1;
+                assert!(steps < 3_000, "the hand must end");
+                let seat = Dazha::to_act(&st)[0];
+                let action = Dazha::bot_action(&st, seat);
+                let blind = hide_differently(&st, seat, &mut rng);
+                assert_eq!(Dazha::bot_action(&blind, seat), action, "hidden cards moved");
+                if let Action::Play { cards, .. } = &action {
+                    played.extend(cards.iter().copied());
+                    for &c in cards {
+                        public[face(c)] += 1;
+                    }
+                }
+                let out = Dazha::apply(&mut st, seat, action.clone(), T0)
+                    .unwrap_or_else(|e| panic!("{action:?} by {seat}: {}", e.detail));
+                for e in &out.events {
+                    assert_public(&e.data, &public, e.kind);
+                }
+                if let Some(r) = out.hand_end {
+                    break r;
+                }
+                let h = st.hand.as_ref().unwrap();
+                let mut all = faces(played.iter().copied());
+                for hand in &h.hands {
+                    for &c in hand {
+                        all[face(c)] += 1;
+                    }
+                }
+                assert_eq!(all, deck_faces, "every card is in a hand or played");
+            };
+            assert_eq!(result.points.iter().sum::<i64>(), 0);
+            assert_eq!(result.units.iter().sum::<i64>(), 0);
+        }
+    }
+}

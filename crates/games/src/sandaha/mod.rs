@@ -7,6 +7,7 @@
 //! 定庄, `scoring` the result table, `view` the client types.
 
 mod bidding;
+mod bot;
 mod follow;
 mod scoring;
 #[cfg(test)]
@@ -699,6 +700,12 @@ impl Game for Sandaha {
                 },
             },
         }
+    }
+
+    /// The bot: bids by counting trumps and aces, buries cards without points, leads sure
+    /// winners, feeds a winning partner points and otherwise plays cheap (`bot`, `trick::bot`).
+    fn bot_action(state: &State, seat: SeatNo) -> Action {
+        bot::bot_action(state, seat)
     }
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {

@@ -1563,3 +1563,218 @@ fn malformed_actions_are_refused_as_invalid_and_change_nothing() {
         assert_eq!(st.save(), before);
     }
 }
+
+// ---- bots -----------------------------------------------------------------------------------
+
+fn bot_plays(st: &State, seat: SeatNo) -> Vec<Card> {
+    match Sandaha::bot_action(st, seat) {
+        Action::Play { cards } => crate::cards::canonical(&cards),
+        other => panic!("seat {seat} should play, not {other:?}"),
+    }
+}
+
+/// Seat 0 to bid first with `hand` in place of the dealt one, `standing` the bid standing.
+fn bidding_with(hand: &[&str], standing: Option<(SeatNo, u32)>) -> State {
+    let mut st = dealt_hand();
+    let h = st.hand.as_mut().unwrap();
+    h.hands[0] = cards(hand);
+    let mut b = Bidding::new(0, 70);
+    b.standing = standing;
+    h.phase = Phase::Bidding(b);
+    st
+}
+
+#[test]
+fn bot_bids_as_low_as_its_trumps_and_aces_allow() {
+    let weak = &[
+        "5S", "6S", "8H", "9H", "JD", "QD", "KC", "10C", "6D", "8D", "9S",
+    ];
+    assert!(bot::strength(&cards(weak)) < bot::BID_FROM);
+    assert_eq!(
+        Sandaha::bot_action(&bidding_with(weak, None), 0),
+        Action::Pass {}
+    );
+    // 3 jokers, five 7s and 2s, six hearts and two aces: 9 + 10 + 6 + 2 = 27.
+    let strong = &[
+        "RJ", "RJ", "BJ", "7S", "7H", "7D", "2S", "2C", "AH", "KH", "QH", "JH", "10H", "9H", "AS",
+        "5D", "6C", "8C", "9D", "JS", "QC",
+    ];
+    assert_eq!(bot::strength(&cards(strong)), 27);
+    assert_eq!(bot::lowest_bid_for(27, 70), Some(70));
+    assert_eq!(bot::lowest_bid_for(31, 5), Some(60));
+    assert_eq!(
+        Sandaha::bot_action(&bidding_with(strong, None), 0),
+        Action::Bid { value: 90 }
+    );
+    assert_eq!(
+        Sandaha::bot_action(&bidding_with(strong, Some((1, 75))), 0),
+        Action::Bid { value: 70 }
+    );
+    // 3 + 6 + 8 + 1 = 18: it opens at 90 but does not go to 85.
+    let fair = &[
+        "RJ", "7S", "7H", "2D", "AH", "KH", "QH", "JH", "10H", "9H", "8H", "6H", "5S", "6S", "8D",
+        "9D", "JC", "QC", "KC", "10S", "9C",
+    ];
+    assert_eq!(bot::strength(&cards(fair)), bot::BID_FROM);
+    assert_eq!(
+        Sandaha::bot_action(&bidding_with(fair, None), 0),
+        Action::Bid { value: 90 }
+    );
+    assert_eq!(
+        Sandaha::bot_action(&bidding_with(fair, Some((1, 90))), 0),
+        Action::Pass {}
+    );
+}
+
+#[test]
+fn bot_buries_cards_without_points() {
+    let mut st = banker_named(1);
+    act(
+        &mut st,
+        1,
+        Action::Trump {
+            suit: Some(Suit::S),
+        },
+    );
+    let Action::Bury { cards: buried } = Sandaha::bot_action(&st, 1) else {
+        panic!("the banker buries");
+    };
+    assert_eq!(buried.len(), BOTTOM);
+    assert_eq!(trick::points(&buried), 0, "{buried:?}");
+    act(&mut st, 1, Action::Bury { cards: buried });
+    assert_eq!(Sandaha::bot_action(&st, 1), Action::PlayOn {});
+}
+
+#[test]
+fn bot_banker_leads_a_sure_winner_and_defenders_feed_each_other() {
+    let hands: [&[&str]; 4] = [
+        &["AH", "AH", "KH", "5C", "6D"],
+        &["QH", "6H", "5S", "8D", "9D"],
+        &["KH", "6H", "5C", "8C", "9C"],
+        &["9H", "8H", "6S", "JD", "QD"],
+    ];
+    let st = at_play(hands, &[], 0, 80, Some(Suit::S));
+    assert_eq!(bot_plays(&st, 0), cards(&["AH", "AH"]));
+
+    let mut st = at_play(
+        [
+            &["9H", "5C", "6D"],
+            &["AH", "6H", "5S"],
+            &["KH", "6H", "5C"],
+            &["8H", "6S", "JD"],
+        ],
+        &[],
+        0,
+        80,
+        Some(Suit::S),
+    );
+    play(&mut st, 0, &["9H"]);
+    // Seat 1, a defender, can beat the banker's 9 with its A for free.
+    assert_eq!(bot_plays(&st, 1), cards(&["AH"]));
+    play(&mut st, 1, &["AH"]);
+    // Seat 2's partner holds the trick: it gives it the K.
+    assert_eq!(bot_plays(&st, 2), cards(&["KH"]));
+}
+
+/// The state with cards `seat` cannot see moved: one card exchanged between two other seats'
+/// hands, or between another hand and the bottom while `seat` has not seen the bottom.
+fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
+    let mut other = st.clone();
+    let h = other.hand.as_mut().unwrap();
+    let banker = h.phase.contract().map(|c| c.banker);
+    let bottom_hidden = !h.bottom.is_empty() && banker != Some(seat);
+    let others: Vec<SeatNo> = (0..4)
+        .filter(|&x| x != seat && !h.hands[x].is_empty())
+        .collect();
+    let Some(&a) = others.first() else {
+        return other;
+    };
+    let i = rng.below(h.hands[a].len());
+    if bottom_hidden && (others.len() < 2 || rng.chance(40)) {
+        let j = rng.below(h.bottom.len());
+        std::mem::swap(&mut h.hands[a][i], &mut h.bottom[j]);
+    } else if others.len() >= 2 {
+        let b = others[1 + rng.below(others.len() - 1)];
+        let j = rng.below(h.hands[b].len());
+        let x = h.hands[a][i];
+        h.hands[a][i] = h.hands[b][j];
+        h.hands[b][j] = x;
+    }
+    other
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 48,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// Four bots play whole hands: every bot action is accepted, every hand ends, cards are
+    /// conserved, events show nothing secret, results are zero-sum; and a seat's bot decides
+    /// the same when only cards it cannot see move (other hands, the bottom it has not seen).
+    #[test]
+    fn bots_play_whole_hands_legally_and_see_only_their_own_cards(
+        seed in proptest::prelude::any::<u64>(),
+        limit in proptest::prelude::any::<bool>(),
+    ) {
+        let opts = if limit { limited() } else { unlimited() };
+        let mut rng = Rng(seed);
+        let mut st = Sandaha::new_match(opts.clone(), 4);
+        for _ in 0..3 {
+            let mut deck = Sandaha::deck(&opts);
+            let mut shuffle_seed = [0u8; 32];
+            shuffle_seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+            shuffle(&mut deck, &shuffle_seed);
+            let sorted_deck = crate::cards::canonical(&deck);
+            Sandaha::start_hand(
+                &mut st,
+                HandStart {
+                    deck,
+                    ctx: T0,
+                    wallets: vec![0; 4],
+                    scores: vec![0; 4],
+                },
+            );
+            let mut steps = 0;
+            let result = loop {
+                steps += 1;
+                assert!(steps < 500, "the hand must end");
+                let seat = Sandaha::to_act(&st)[0];
+                let action = Sandaha::bot_action(&st, seat);
+                let blind = hide_differently(&st, seat, &mut rng);
+                assert_eq!(Sandaha::bot_action(&blind, seat), action, "hidden cards moved");
+                let out = Sandaha::apply(&mut st, seat, action.clone(), T0)
+                    .unwrap_or_else(|e| panic!("{action:?} by {seat}: {}", e.detail));
+                let h = st.hand.as_ref();
+                let public: Vec<Card> = match h.map(|h| &h.phase) {
+                    Some(Phase::Tricks { play, .. }) => play
+                        .done
+                        .iter()
+                        .chain([&play.current])
+                        .flat_map(|t| t.plays.iter().flat_map(|p| p.cards.iter().copied()))
+                        .collect(),
+                    _ => Vec::new(),
+                };
+                for e in &out.events {
+                    if e.to == Visibility::All && e.kind != "play" {
+                        assert_within(&e.data, &public, e.kind);
+                    }
+                }
+                if let Some(r) = out.hand_end {
+                    break r;
+                }
+                let h = st.hand.as_ref().unwrap();
+                let mut all: Vec<Card> = h
+                    .hands
+                    .iter()
+                    .flatten()
+                    .chain(h.bottom.iter())
+                    .copied()
+                    .collect();
+                all.extend(public);
+                assert_eq!(crate::cards::canonical(&all), sorted_deck.clone());
+            };
+            assert_eq!(result.units.iter().sum::<i64>(), 0, "{:?}", result.detail);
+        }
+    }
+}

@@ -6,6 +6,7 @@
 //! `view` what each seat may see; the card order and following with structure are the shared
 //! `trick` module's.
 
+mod bot;
 mod declare;
 mod levels;
 #[cfg(test)]
@@ -415,6 +416,12 @@ impl Game for Shengji {
                 Action::Play { cards }
             }
         }
+    }
+
+    /// The bot: declares a long suit, leads sure winners, feeds a winning partner points and
+    /// otherwise plays cheap (`bot`, `trick::bot`).
+    fn bot_action(state: &State, seat: SeatNo) -> Action {
+        bot::bot_action(state, seat)
     }
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {

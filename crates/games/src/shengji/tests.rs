@@ -885,3 +885,179 @@ fn options_are_an_empty_object_and_schemas_build() {
     assert!(schemas.action.to_string().contains("declare"));
     assert!(schemas.legal_action.to_string().contains("shapes"));
 }
+
+// ---------------------------------------------------------------- bots
+
+fn cards(list: &[&str]) -> Vec<Card> {
+    list.iter().map(|x| c(x)).collect()
+}
+
+/// A hand in play with spades trump (four passes), seat 0 dealing and leading, and the given
+/// seats' hands replaced by fixtures (the other hands stay as dealt).
+fn bot_table(fixtures: &[(SeatNo, &[&str])]) -> State {
+    let mut s = started(shuffled(7));
+    for seat in 0..4 {
+        pass(&mut s, seat);
+    }
+    assert_eq!(playing(&s).trump, Suit::S);
+    let h = s.hand.as_mut().unwrap();
+    for &(seat, list) in fixtures {
+        h.hands[seat] = cards(list);
+    }
+    s
+}
+
+fn play(s: &mut State, seat: SeatNo, list: &[&str]) {
+    Shengji::apply(s, seat, Action::Play { cards: cards(list) }, at(2))
+        .unwrap_or_else(|e| panic!("seat {seat} playing {list:?}: {e}"));
+}
+
+fn bot_plays(s: &State, seat: SeatNo) -> Vec<Card> {
+    match Shengji::bot_action(s, seat) {
+        Action::Play { cards } => canonical(&cards),
+        other => panic!("seat {seat} should play, not {other:?}"),
+    }
+}
+
+#[test]
+fn bot_declares_its_long_suit_with_every_two_of_it_and_never_over_its_partner() {
+    let hearts: &[&str] = &[
+        "2H", "2H", "3H", "4H", "5H", "6H", "7H", "8H", "9H", "10H", "JH", "QH", "KH", "AH", "AH",
+        "KH", "QH", "JH", "10H", "9H",
+    ];
+    let spades: &[&str] = &[
+        "2S", "2S", "2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "10S", "JS", "QS", "KS", "AS",
+        "AS", "KS", "QS", "JS", "10S",
+    ];
+    let mut s = started(rigged([hearts, &["2H", "2H"], spades, &[]], 11));
+    assert_eq!(
+        Shengji::bot_action(&s, 0),
+        Action::Declare {
+            cards: cards(&["2H", "2H"])
+        }
+    );
+    declare(&mut s, 0, &["2H", "2H"]).unwrap();
+    pass(&mut s, 1);
+    // Seat 2 could override with three 2S and a long spade suit, but seat 0 is its partner.
+    assert_eq!(Shengji::bot_action(&s, 2), Action::Pass {});
+}
+
+#[test]
+fn bot_leads_a_sure_winner_else_its_lowest_plain_card() {
+    let s = bot_table(&[(0, &["AH", "AH", "KH", "5C", "3D", "4D", "9C"])]);
+    assert_eq!(bot_plays(&s, 0), cards(&["AH", "AH"]));
+    let s = bot_table(&[(0, &["KH", "5C", "4D", "3D", "3D", "9C", "10C"])]);
+    assert_eq!(bot_plays(&s, 0), cards(&["3D", "3D"]));
+}
+
+#[test]
+fn bot_feeds_its_winning_partner_points_and_beats_an_opponent_cheaply() {
+    let mut s = bot_table(&[
+        (0, &["AH", "3C"]),
+        (1, &["3H", "4C"]),
+        (2, &["KH", "4H", "5H", "10C"]),
+    ]);
+    play(&mut s, 0, &["AH"]);
+    play(&mut s, 1, &["3H"]);
+    // Seat 0, seat 2's partner, holds the trick with an ace: seat 2 gives it its K.
+    assert_eq!(bot_plays(&s, 2), cards(&["KH"]));
+
+    let mut s = bot_table(&[
+        (0, &["4H", "3C"]),
+        (1, &["QH", "4C"]),
+        (2, &["AH", "KH", "5H", "3C"]),
+    ]);
+    play(&mut s, 0, &["4H"]);
+    play(&mut s, 1, &["QH"]);
+    // An opponent's Q holds it: the K beats it, more cheaply than the A.
+    assert_eq!(bot_plays(&s, 2), cards(&["KH"]));
+
+    let mut s = bot_table(&[
+        (0, &["4H", "3C"]),
+        (1, &["AH", "4C"]),
+        (2, &["3H", "5H", "9C"]),
+    ]);
+    play(&mut s, 0, &["4H"]);
+    play(&mut s, 1, &["AH"]);
+    // Nothing beats the A: the lowest heart without points.
+    assert_eq!(bot_plays(&s, 2), cards(&["3H"]));
+}
+
+/// The state with one card exchanged between two seats other than `seat`.
+fn hide_differently(s: &State, seat: SeatNo, rng: &mut Rng) -> State {
+    let mut other = s.clone();
+    let h = other.hand.as_mut().unwrap();
+    let others: Vec<SeatNo> = (0..4)
+        .filter(|&x| x != seat && !h.hands[x].is_empty())
+        .collect();
+    if others.len() < 2 {
+        return other;
+    }
+    let (a, b) = (others[0], others[1 + rng.below(others.len() - 1)]);
+    let (i, j) = (rng.below(h.hands[a].len()), rng.below(h.hands[b].len()));
+    let (x, y) = (h.hands[a][i], h.hands[b][j]);
+    h.hands[a][i] = y;
+    h.hands[b][j] = x;
+    other
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 16, ..ProptestConfig::default() })]
+
+    /// Four bots play whole hands: every bot action is accepted, the hand ends, no card is made
+    /// or lost and the 400 points are all somewhere after every trick, nothing secret shows,
+    /// results are zero-sum; a seat's bot decides the same when only cards it cannot see move.
+    #[test]
+    fn bots_play_whole_hands_legally_and_see_only_their_own_cards(seed in any::<u64>()) {
+        let mut rng = Rng(seed);
+        let full_deck = canonical(&Shengji::deck(&Options::default()));
+        let mut s = Shengji::new_match(Options::default(), 4);
+        for n in 0..2u64 {
+            Shengji::start_hand(
+                &mut s,
+                HandStart {
+                    deck: shuffled(seed.wrapping_add(n)),
+                    ctx: at(0),
+                    wallets: vec![0; 4],
+                    scores: vec![0; 4],
+                },
+            );
+            let mut steps = 0;
+            loop {
+                steps += 1;
+                prop_assert!(steps < 400, "the hand must end");
+                let seat = Shengji::to_act(&s)[0];
+                let action = Shengji::bot_action(&s, seat);
+                let blind = hide_differently(&s, seat, &mut rng);
+                prop_assert_eq!(&Shengji::bot_action(&blind, seat), &action, "hidden cards moved");
+                let out = Shengji::apply(&mut s, seat, action.clone(), at(steps))
+                    .unwrap_or_else(|e| panic!("{action:?} by {seat}: {e}"));
+                if let Some(r) = out.hand_end {
+                    prop_assert_eq!(r.points.iter().sum::<i64>(), 0);
+                    prop_assert_eq!(r.units.iter().sum::<i64>(), 0);
+                    break;
+                }
+                if !out.events.iter().any(|e| e.kind == "trick") {
+                    continue;
+                }
+                check_secrecy(&s, &out.events);
+                let h = s.hand.as_ref().unwrap();
+                let mut all: Vec<Card> = h.hands.iter().flatten().copied().collect();
+                all.extend(played_cards(&s));
+                prop_assert_eq!(canonical(&all), full_deck.clone());
+                let p = playing(&s);
+                let dealers: u32 = p
+                    .tricks
+                    .iter()
+                    .filter(|x| team(x.winner) == team(p.dealer))
+                    .map(|x| x.points)
+                    .sum();
+                let in_hands: u32 = h.hands.iter().map(|x| crate::trick::points(x)).sum();
+                prop_assert_eq!(p.defenders_points + dealers + in_hands, 400);
+            }
+            if Shengji::stage(&s) != Stage::NeedsDeal {
+                break;
+            }
+        }
+    }
+}

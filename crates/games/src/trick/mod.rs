@@ -6,6 +6,7 @@
 //! suit into an "effective suit" and a position for every card, so that neighbours (for
 //! tractors) are positions one apart, whatever ranks were taken out of the suits.
 
+pub mod bot;
 mod follow;
 mod formation;
 #[cfg(test)]
