@@ -6,6 +6,12 @@
 #
 #   scripts/schemathesis.sh [MAX_EXAMPLES_PER_OPERATION]   (default 60)
 #
+# One worker: with two, CPython 3.11's ast module (which hypothesis uses from both threads)
+# now and then fails with "AST constructor recursion depth mismatch" (python/cpython#106905).
+#
+# GET /v1/me/stream is left out: a stream answers for as long as the client reads, so every
+# generated request would wait for the timeout; tests/api/players.rs drives it instead.
+#
 # SCHEMATHESIS_SEED fixes the generated requests (CI sets it so that a run is reproducible);
 # unset, every run tries new ones.
 #
@@ -71,8 +77,9 @@ PY
   -H "Authorization: Bearer $token" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_schema_conformance \
   --phases examples,coverage,fuzzing \
+  --exclude-path /v1/me/stream \
   --max-examples "$examples" \
-  --workers 2 \
+  --workers 1 \
   --request-timeout 40 \
   ${SCHEMATHESIS_SEED:+--seed "$SCHEMATHESIS_SEED"} \
   --report junit --report-dir target/schemathesis-report
