@@ -3,6 +3,12 @@
 use super::*;
 
 impl Table {
+    /// The move the game's bot would make for `seat` now (a 提示), if the seat must act.
+    pub fn hint(&self, seat: SeatNo) -> Option<Value> {
+        (self.status == Status::Playing && self.to_act().contains(&seat))
+            .then(|| self.state.bot_action(seat))
+    }
+
     /// The match as `user` may see it (api.md § The match view), rendered straight from the
     /// table: the stored JSON (options, last result) is borrowed, not copied.
     pub fn view(&self, user: Option<Uuid>) -> View {
@@ -35,7 +41,9 @@ impl Table {
             (Some(seat), Status::Playing) => self.state.legal_actions(seat),
             _ => Vec::new(),
         };
+        // Actions, `resume` among them, are taken only while the match is playing.
         if let Some(seat) = me
+            && self.status == Status::Playing
             && self.seats[seat].as_ref().is_some_and(|s| s.auto)
         {
             legal_actions.push(
