@@ -2,6 +2,7 @@
 //! row's position, and `before=` resumes after it.
 
 use chrono::{DateTime, Utc};
+use serde::Deserialize;
 use uuid::Uuid;
 
 use crate::error::{ApiError, ApiResult};
@@ -33,6 +34,30 @@ pub fn limit(limit: Option<i64>, default: i64, max: i64) -> ApiResult<i64> {
             "limit must be from 1 to {max}, got {l}"
         )))
     }
+}
+
+/// The query of a newest-first list: filters by game and status, and a page.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    pub game: Option<String>,
+    pub status: Option<String>,
+    pub limit: Option<i64>,
+    /// The `next_before` of the previous page.
+    pub before: Option<String>,
+}
+
+/// One page of `rows` fetched with `limit + 1`: the rows to show and the `next_before` cursor
+/// (the last shown row's position, `at`) when more follow.
+pub fn page<T>(
+    mut rows: Vec<T>,
+    limit: i64,
+    at: impl Fn(&T) -> String,
+) -> (Vec<T>, Option<String>) {
+    let has_more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = if has_more { rows.last().map(at) } else { None };
+    (rows, next)
 }
 
 #[cfg(test)]

@@ -24,13 +24,21 @@ pub fn regenerate(doc: &mut Value) {
     };
     schemas["CreateMatch"]["properties"]["game"]["enum"] = names(|_| true);
     schemas["CreateTournament"]["properties"]["game"]["enum"] = names(|g| g.table_size().is_some());
-    let coin_games = names(|g| g.coin_rooms());
-    let lobby = doc["paths"].as_object_mut().into_iter().flatten();
-    for (_, ops) in lobby.filter(|(path, _)| path.starts_with("/v1/lobby/{game}")) {
+    let (all, coin_games) = (names(|_| true), names(|g| g.coin_rooms()));
+    // Every `game` parameter: the lobby's name the games with coin rooms, the lists' any game.
+    for (path, ops) in doc["paths"].as_object_mut().into_iter().flatten() {
+        let games = if path.starts_with("/v1/lobby/{game}") {
+            &coin_games
+        } else if path == "/v1/matches" || path == "/v1/me/matches" {
+            &all
+        } else {
+            continue;
+        };
         for op in ops.as_object_mut().into_iter().flatten().map(|(_, op)| op) {
-            for p in op["parameters"].as_array_mut().into_iter().flatten() {
+            let params = op.get_mut("parameters").and_then(Value::as_array_mut);
+            for p in params.into_iter().flatten() {
                 if p["name"] == "game" {
-                    p["schema"]["enum"] = coin_games.clone();
+                    p["schema"]["enum"] = games.clone();
                 }
             }
         }

@@ -43,17 +43,6 @@ pub struct EditTournament {
     pub options: Option<Value>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ListQuery {
-    pub status: Option<String>,
-    pub game: Option<String>,
-    /// 1–200, default 50.
-    pub limit: Option<i64>,
-    /// The `next_before` of the previous page.
-    pub before: Option<String>,
-}
-
 /// A position in the list (newest start first): the start time and id of the last row shown.
 fn cursor(t: &TournamentRow) -> String {
     crate::cursor::encode(t.starts_at, t.id)
@@ -239,7 +228,7 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
     Ok(body)
 }
 
-pub async fn list(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
+pub async fn list(pool: &PgPool, q: &crate::cursor::ListQuery) -> ApiResult<Value> {
     if let Some(s) = &q.status
         && !["registering", "running", "finished", "cancelled"].contains(&s.as_str())
     {
@@ -249,7 +238,7 @@ pub async fn list(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
     }
     let limit = crate::cursor::limit(q.limit, 50, 200)?;
     let before = q.before.as_deref().map(crate::cursor::decode).transpose()?;
-    let mut rows: Vec<TournamentRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+    let rows: Vec<TournamentRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{SELECT_TOURNAMENT} WHERE ($1::text IS NULL OR status = $1)
             AND ($2::text IS NULL OR game = $2)
             AND ($3::timestamptz IS NULL OR (starts_at, id) < ($3, $4))
@@ -262,16 +251,10 @@ pub async fn list(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
     .bind(limit + 1)
     .fetch_all(pool)
     .await?;
-    let has_more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let next_before = if has_more {
-        rows.last().map(cursor)
-    } else {
-        None
-    };
+    let (rows, next_before) = crate::cursor::page(rows, limit, cursor);
     Ok(json!({
         "tournaments": rows.iter().map(TournamentRow::summary).collect::<Vec<_>>(),
-        "has_more": has_more,
+        "has_more": next_before.is_some(),
         "next_before": next_before,
     }))
 }

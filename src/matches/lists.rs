@@ -3,12 +3,12 @@
 //! (`to_act`, `hand_no`), never the state itself, and page newest first.
 
 use chrono::{DateTime, Utc};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{Value, json};
 use sqlx::PgPool;
 use uuid::Uuid;
 
-use crate::cursor;
+use crate::cursor::{self, ListQuery, page};
 use crate::error::{ApiError, ApiResult};
 
 const STATUSES: [&str; 4] = ["waiting", "playing", "finished", "aborted"];
@@ -32,21 +32,6 @@ fn statuses(raw: Option<&str>, allowed: &[&str]) -> ApiResult<Option<Vec<String>
         .map(Some)
 }
 
-fn page<T>(mut rows: Vec<T>, limit: i64, at: impl Fn(&T) -> String) -> (Vec<T>, Option<String>) {
-    let has_more = rows.len() as i64 > limit;
-    rows.truncate(limit as usize);
-    let next = if has_more { rows.last().map(at) } else { None };
-    (rows, next)
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MineQuery {
-    pub status: Option<String>,
-    pub limit: Option<i64>,
-    pub before: Option<String>,
-}
-
 #[derive(Serialize, sqlx::FromRow)]
 struct MyMatch {
     id: Uuid,
@@ -64,9 +49,21 @@ struct MyMatch {
     created_at: DateTime<Utc>,
 }
 
+/// `game=` names a game we run, when given.
+fn known_game(q: &ListQuery) -> ApiResult<()> {
+    match &q.game {
+        Some(g) if games::game(g).is_none() => Err(ApiError::Validation(format!(
+            "unknown game {g:?}; games: {}",
+            games::names().join(", ")
+        ))),
+        _ => Ok(()),
+    }
+}
+
 /// The matches `user` sits at, newest first.
-pub async fn mine(pool: &PgPool, user: Uuid, q: &MineQuery) -> ApiResult<Value> {
+pub async fn mine(pool: &PgPool, user: Uuid, q: &ListQuery) -> ApiResult<Value> {
     let statuses = statuses(q.status.as_deref(), &STATUSES)?;
+    known_game(q)?;
     let limit = cursor::limit(q.limit, 20, 100)?;
     let before = q.before.as_deref().map(cursor::decode).transpose()?;
     let rows: Vec<MyMatch> = sqlx::query_as(
@@ -75,6 +72,7 @@ pub async fn mine(pool: &PgPool, user: Uuid, q: &MineQuery) -> ApiResult<Value> 
            FROM match_seats s JOIN matches m ON m.id = s.match_id
           WHERE s.user_id = $1 AND ($2::text[] IS NULL OR m.status = ANY ($2))
             AND ($3::timestamptz IS NULL OR (m.created_at, m.id) < ($3, $4))
+            AND ($6::text IS NULL OR m.game = $6)
           ORDER BY m.created_at DESC, m.id DESC LIMIT $5",
     )
     .bind(user)
@@ -82,6 +80,7 @@ pub async fn mine(pool: &PgPool, user: Uuid, q: &MineQuery) -> ApiResult<Value> 
     .bind(before.map(|b| b.0))
     .bind(before.map(|b| b.1))
     .bind(limit + 1)
+    .bind(&q.game)
     .fetch_all(pool)
     .await?;
     let (mut rows, next_before) = page(rows, limit, |m| cursor::encode(m.created_at, m.id));
@@ -89,15 +88,6 @@ pub async fn mine(pool: &PgPool, user: Uuid, q: &MineQuery) -> ApiResult<Value> 
         m.your_turn = m.status == "playing" && m.to_act.contains(&m.seat);
     }
     Ok(json!({ "matches": rows, "has_more": next_before.is_some(), "next_before": next_before }))
-}
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OpenQuery {
-    pub game: Option<String>,
-    pub status: Option<String>,
-    pub limit: Option<i64>,
-    pub before: Option<String>,
 }
 
 #[derive(Serialize, sqlx::FromRow)]
@@ -117,17 +107,10 @@ struct OpenMatch {
 
 /// Tables waiting for players (default) or being played, newest first: what anyone may join
 /// or watch (a non-seated caller gets the public view of a match).
-pub async fn open(pool: &PgPool, q: &OpenQuery) -> ApiResult<Value> {
+pub async fn open(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
     let statuses =
         statuses(q.status.as_deref(), &STATUSES[..2])?.unwrap_or_else(|| vec!["waiting".into()]);
-    if let Some(g) = &q.game
-        && games::game(g).is_none()
-    {
-        return Err(ApiError::Validation(format!(
-            "unknown game {g:?}; games: {}",
-            games::names().join(", ")
-        )));
-    }
+    known_game(q)?;
     let limit = cursor::limit(q.limit, 20, 100)?;
     let before = q.before.as_deref().map(cursor::decode).transpose()?;
     let rows: Vec<OpenMatch> = sqlx::query_as(

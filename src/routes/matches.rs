@@ -8,8 +8,9 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::auth::AuthUser;
+use crate::cursor::ListQuery;
 use crate::error::{ApiError, ApiResult};
-use crate::matches::lists::{self, OpenQuery};
+use crate::matches::lists;
 use crate::matches::runtime::Runtime;
 use crate::matches::view::View;
 use crate::matches::{self, ActionRequest, BotSettings, CreateMatch, JoinMatch};
@@ -60,7 +61,7 @@ pub async fn create(
 pub async fn list(
     pool: web::Data<PgPool>,
     _user: AuthUser,
-    q: web::Query<OpenQuery>,
+    q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(lists::open(&pool, &q).await?))
 }

@@ -5,8 +5,9 @@ use serde_json::json;
 use sqlx::PgPool;
 
 use crate::auth::AuthUser;
+use crate::cursor::ListQuery;
 use crate::error::{ApiError, ApiResult};
-use crate::matches::lists::{self, MineQuery};
+use crate::matches::lists;
 use crate::matches::stream::Streams;
 
 #[get("/v1/me")]
@@ -88,7 +89,7 @@ pub async fn delete_account(
 pub async fn matches(
     pool: web::Data<PgPool>,
     user: AuthUser,
-    q: web::Query<MineQuery>,
+    q: web::Query<ListQuery>,
 ) -> ApiResult<HttpResponse> {
     Ok(HttpResponse::Ok().json(lists::mine(&pool, user.id, &q).await?))
 }

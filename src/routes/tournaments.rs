@@ -4,8 +4,9 @@ use sqlx::PgPool;
 use uuid::Uuid;
 
 use crate::auth::AuthUser;
+use crate::cursor::ListQuery;
 use crate::error::ApiResult;
-use crate::tournaments::{self, CreateTournament, EditTournament, ListQuery};
+use crate::tournaments::{self, CreateTournament, EditTournament};
 
 #[post("/v1/tournaments")]
 pub async fn create(

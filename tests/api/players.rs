@@ -206,6 +206,8 @@ async fn players_find_their_matches_and_open_tables_again() {
         .get("/v1/me/matches?status=waiting,playing", &alice.token)
         .await;
     assert_eq!(ids(&both), [second, first]);
+    let (_, dazha) = app.get("/v1/me/matches?game=dazha", &alice.token).await;
+    assert_eq!(ids(&dazha), [second]);
     let (_, none) = app
         .get("/v1/me/matches?status=finished", &alice.token)
         .await;
@@ -215,6 +217,7 @@ async fn players_find_their_matches_and_open_tables_again() {
         ("/v1/me/matches?status=lost", "status"),
         ("/v1/me/matches?limit=0", "limit"),
         ("/v1/me/matches?before=nonsense", "before"),
+        ("/v1/me/matches?game=poker", "game"),
         ("/v1/matches?status=finished", "status"),
         ("/v1/matches?game=poker", "game"),
     ] {
