@@ -3,6 +3,7 @@
 pub mod accounts;
 pub mod auth;
 pub mod config;
+pub mod cursor;
 pub mod db;
 pub mod error;
 pub mod idempotency;

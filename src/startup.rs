@@ -4,6 +4,7 @@
 use std::net::TcpListener;
 
 use actix_web::dev::Server;
+use actix_web::http::header;
 use actix_web::{App, HttpServer, middleware, web};
 use anyhow::Context;
 use sqlx::PgPool;
@@ -15,6 +16,7 @@ use crate::config::Config;
 use crate::matches::BotSettings;
 use crate::matches::lobby::LobbySettings;
 use crate::matches::runtime::Runtime;
+use crate::matches::stream::Streams;
 use crate::matches::sweeper;
 use crate::metrics::{self, Metrics, RateLimiter};
 use crate::{db, pglocal, routes};
@@ -113,11 +115,21 @@ impl Application {
         let lobby_data = web::Data::new(LobbySettings {
             turn_timeout_secs: config.lobby_turn_timeout_secs,
         });
+        let streams = web::Data::new(Streams::new(
+            pool.clone(),
+            runtime.hub(),
+            config.stream.clone(),
+        ));
+        let cors_origins = config.cors_origins.clone();
         let bot_data = web::Data::new(BotSettings {
             coins: config.bot_coins,
         });
         let server = HttpServer::new(move || {
             App::new()
+                .wrap(middleware::Condition::new(
+                    !cors_origins.is_empty(),
+                    cors(&cors_origins),
+                ))
                 .wrap(middleware::from_fn(metrics::track))
                 .app_data(metrics.clone())
                 .app_data(limiter.clone())
@@ -126,6 +138,7 @@ impl Application {
                 .app_data(runtime.clone())
                 .app_data(lobby_data.clone())
                 .app_data(bot_data.clone())
+                .app_data(streams.clone())
                 .configure(routes::configure)
                 .default_service(web::to(routes::no_route))
         })
@@ -165,4 +178,29 @@ impl Application {
         tracing::info!("paiju stopped");
         Ok(result?)
     }
+}
+
+/// CORS for browser clients on the origins of `PAIJU_CORS_ORIGINS` (none by default: a
+/// cross-origin page gets no CORS headers, so the browser keeps its answers from it). Tokens
+/// travel in `Authorization`, never in cookies, so no credentials are allowed.
+fn cors(origins: &[String]) -> actix_cors::Cors {
+    let mut cors = actix_cors::Cors::default()
+        .allowed_methods(["GET", "POST", "PUT", "PATCH", "DELETE"])
+        .allowed_headers([
+            header::AUTHORIZATION,
+            header::CONTENT_TYPE,
+            header::IF_NONE_MATCH,
+            header::HeaderName::from_static("idempotency-key"),
+            header::HeaderName::from_static("last-event-id"),
+        ])
+        .expose_headers([header::ETAG, header::LOCATION, header::RETRY_AFTER])
+        .max_age(3600);
+    for o in origins {
+        cors = if o == "*" {
+            cors.allow_any_origin()
+        } else {
+            cors.allowed_origin(o)
+        };
+    }
+    cors
 }

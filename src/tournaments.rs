@@ -56,20 +56,7 @@ pub struct ListQuery {
 
 /// A position in the list (newest start first): the start time and id of the last row shown.
 fn cursor(t: &TournamentRow) -> String {
-    format!("{}_{}", t.starts_at.timestamp_micros(), t.id)
-}
-
-fn parse_cursor(c: &str) -> ApiResult<(DateTime<Utc>, Uuid)> {
-    c.split_once('_')
-        .and_then(|(at, id)| {
-            let at = DateTime::from_timestamp_micros(at.parse().ok()?)?;
-            Some((at, id.parse().ok()?))
-        })
-        .ok_or_else(|| {
-            ApiError::Validation(format!(
-                "before must be the next_before of an earlier page, got {c:?}"
-            ))
-        })
+    crate::cursor::encode(t.starts_at, t.id)
 }
 
 #[derive(sqlx::FromRow)]
@@ -260,13 +247,8 @@ pub async fn list(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
             "status must be registering, running, finished or cancelled, got {s:?}"
         )));
     }
-    let limit = q.limit.unwrap_or(50);
-    if !(1..=200).contains(&limit) {
-        return Err(ApiError::Validation(format!(
-            "limit must be from 1 to 200, got {limit}"
-        )));
-    }
-    let before = q.before.as_deref().map(parse_cursor).transpose()?;
+    let limit = crate::cursor::limit(q.limit, 50, 200)?;
+    let before = q.before.as_deref().map(crate::cursor::decode).transpose()?;
     let mut rows: Vec<TournamentRow> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
         "{SELECT_TOURNAMENT} WHERE ($1::text IS NULL OR status = $1)
             AND ($2::text IS NULL OR game = $2)

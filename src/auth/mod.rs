@@ -97,10 +97,32 @@ fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
         .ok_or_else(|| {
             ApiError::Unauthorized("the Authorization header must be \"Bearer <token>\"".into())
         })?;
+    verify(jwt, token)
+}
+
+fn verify(jwt: &Jwt, token: &str) -> Result<AuthUser, ApiError> {
     let claims = jwt.verify(token)?;
     Ok(AuthUser {
         id: claims.sub,
         username: claims.name,
         role: claims.role,
     })
+}
+
+/// The caller from `Authorization: Bearer`, or else from `token` (an `access_token` query
+/// parameter: a browser's `EventSource` cannot send headers).
+pub fn authenticate_or_token(req: &HttpRequest, token: Option<&str>) -> Result<AuthUser, ApiError> {
+    match token {
+        Some(t)
+            if !req
+                .headers()
+                .contains_key(actix_web::http::header::AUTHORIZATION) =>
+        {
+            let jwt = req
+                .app_data::<web::Data<Jwt>>()
+                .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("Jwt is not configured")))?;
+            verify(jwt, t)
+        }
+        _ => authenticate(req),
+    }
 }

@@ -4,11 +4,13 @@
 pub mod autoplay;
 mod cache;
 mod gate;
+pub mod lists;
 pub mod lobby;
 pub mod notify;
 pub mod options;
 pub mod room;
 pub mod runtime;
+pub mod stream;
 pub mod sweeper;
 pub mod table;
 pub mod view;

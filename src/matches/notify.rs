@@ -22,6 +22,9 @@ const CAPACITY: usize = 50_000;
 #[derive(Clone, Default)]
 pub struct Hub {
     versions: Arc<Mutex<HashMap<Uuid, watch::Sender<i64>>>>,
+    /// Players with a stream open in this process: bumped when a notice of theirs is committed
+    /// (`paiju_user`), or when notifications may have been missed.
+    users: Arc<Mutex<HashMap<Uuid, watch::Sender<u64>>>>,
 }
 
 impl Hub {
@@ -62,13 +65,43 @@ impl Hub {
             });
     }
 
+    fn user_map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<u64>>> {
+        self.users.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Follows `user`'s notices: the receiver changes whenever one may have been committed.
+    pub fn subscribe_user(&self, user: Uuid) -> watch::Receiver<u64> {
+        self.user_map()
+            .entry(user)
+            .or_insert_with(|| watch::channel(0).0)
+            .subscribe()
+    }
+
+    /// Forgets `user` once none of their streams follows them any more.
+    pub fn unsubscribe_user(&self, user: Uuid) {
+        let mut map = self.user_map();
+        if map.get(&user).is_some_and(|tx| tx.receiver_count() == 0) {
+            map.remove(&user);
+        }
+    }
+
+    /// A notice of `user`'s was committed: wakes their streams in this process.
+    fn publish_user(&self, user: Uuid) {
+        if let Some(tx) = self.user_map().get(&user) {
+            tx.send_modify(|n| *n = n.wrapping_add(1));
+        }
+    }
+
     /// Forgets every version (notifications may have been missed): waiters wake and ask the
-    /// database.
+    /// database, and so does every stream.
     fn forget_all(&self) {
         let mut map = self.map();
         map.retain(|_, tx| tx.receiver_count() > 0);
         for tx in map.values() {
             tx.send_replace(UNKNOWN);
+        }
+        for tx in self.user_map().values() {
+            tx.send_modify(|n| *n = n.wrapping_add(1));
         }
     }
 
@@ -90,15 +123,22 @@ impl Hub {
 
     async fn listen(&self, pool: &PgPool) -> sqlx::Result<()> {
         let mut listener = PgListener::connect_with(pool).await?;
-        listener.listen("paiju_match").await?;
+        listener.listen_all(["paiju_match", "paiju_user"]).await?;
         // Commits made while no listener was connected were not announced.
         self.forget_all();
         loop {
             let n = listener.recv().await?;
-            if let Some((id, version)) = n.payload().split_once(':')
-                && let (Ok(id), Ok(version)) = (id.parse(), version.parse())
-            {
-                self.publish(id, version);
+            let Some((id, n_or_version)) = n.payload().split_once(':') else {
+                continue;
+            };
+            let Ok(id) = id.parse() else { continue };
+            match n.channel() {
+                "paiju_match" => {
+                    if let Ok(version) = n_or_version.parse() {
+                        self.publish(id, version);
+                    }
+                }
+                _ => self.publish_user(id),
             }
         }
     }

@@ -12,7 +12,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{Value, json};
 use sqlx::{Connection, PgConnection, PgPool};
 use tokio::sync::Notify;
 use uuid::Uuid;
@@ -60,6 +60,11 @@ impl Runtime {
             gates: Gates::default(),
             stored: Notify::new(),
         }
+    }
+
+    /// This process's knowledge of match versions and players' notices (for streams).
+    pub fn hub(&self) -> Hub {
+        self.hub.clone()
     }
 
     /// The moves' connections kept open for the next move (a metric).
@@ -223,14 +228,29 @@ impl Runtime {
         };
         let t = match cached {
             Some(t) => t,
-            None => {
-                let mut conn = self.pool.acquire().await?;
-                let t = Arc::new(Table::read(&mut conn, id).await?);
-                self.tables.put(t.clone());
-                t
-            }
+            None => self.read(id).await?,
         };
         Ok(t.view(Some(user.id)))
+    }
+
+    /// The match as committed now, read from the database (and cached).
+    async fn read(&self, id: Uuid) -> ApiResult<Arc<Table>> {
+        let mut conn = self.pool.acquire().await?;
+        let t = Arc::new(Table::read(&mut conn, id).await?);
+        self.tables.put(t.clone());
+        Ok(t)
+    }
+
+    /// A 提示 for the caller: the move the game's bot would make in their seat now.
+    pub async fn hint(&self, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+        let t = self.read(id).await?;
+        let seat = t
+            .seat_of(user.id)
+            .ok_or_else(|| ApiError::Forbidden("you are not seated at this match".into()))?;
+        let action = t.hint(seat).ok_or_else(|| {
+            ApiError::NotYourTurn("there is nothing to hint: your seat need not act now".into())
+        })?;
+        Ok(json!({ "version": t.version(), "action": action }))
     }
 
     /// The cached table of match `id` at `version` or newer. The notification can overtake

@@ -11,6 +11,14 @@ use uuid::Uuid;
 use super::table::Table;
 use crate::error::ApiError;
 
+/// How often old player notices are deleted.
+const PRUNE_EVERY: Duration = Duration::from_secs(600);
+
+async fn prune(pool: &PgPool) -> Result<u64, ApiError> {
+    let mut conn = pool.acquire().await?;
+    crate::notices::prune(&mut conn).await
+}
+
 /// Runs until `stop` changes.
 pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>) {
     tracing::info!(
@@ -18,7 +26,16 @@ pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>)
         "deadline sweeper started"
     );
     let mut failing = false;
+    let mut next_prune = tokio::time::Instant::now();
     loop {
+        if tokio::time::Instant::now() >= next_prune {
+            next_prune += PRUNE_EVERY;
+            match prune(&pool).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(notices = n, "old player notices deleted"),
+                Err(e) => tracing::warn!(error = %e, "deleting old player notices failed"),
+            }
+        }
         match sweep(&pool).await {
             Ok(n) => {
                 if failing {

@@ -9,6 +9,7 @@ use uuid::Uuid;
 
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult};
+use crate::matches::lists::{self, OpenQuery};
 use crate::matches::runtime::Runtime;
 use crate::matches::view::View;
 use crate::matches::{self, ActionRequest, BotSettings, CreateMatch, JoinMatch};
@@ -53,6 +54,24 @@ pub async fn create(
     let mut created = HttpResponse::Created();
     created.insert_header((header::LOCATION, format!("/v1/matches/{}", view.id())));
     Ok(view_with(created, view))
+}
+
+#[get("/v1/matches")]
+pub async fn list(
+    pool: web::Data<PgPool>,
+    _user: AuthUser,
+    q: web::Query<OpenQuery>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(lists::open(&pool, &q).await?))
+}
+
+#[get("/v1/matches/{id}/hint")]
+pub async fn hint(
+    runtime: web::Data<Runtime>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(runtime.hint(&user, path.into_inner()).await?))
 }
 
 #[post("/v1/matches/{id}/join")]

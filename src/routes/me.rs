@@ -1,10 +1,13 @@
-use actix_web::{HttpResponse, delete, get, put, web};
+use actix_web::http::header;
+use actix_web::{HttpRequest, HttpResponse, delete, get, put, web};
 use serde::Deserialize;
 use serde_json::json;
 use sqlx::PgPool;
 
 use crate::auth::AuthUser;
 use crate::error::{ApiError, ApiResult};
+use crate::matches::lists::{self, MineQuery};
+use crate::matches::stream::Streams;
 
 #[get("/v1/me")]
 pub async fn me(pool: web::Data<PgPool>, user: AuthUser) -> ApiResult<HttpResponse> {
@@ -79,4 +82,59 @@ pub async fn delete_account(
     crate::accounts::delete(&pool, user.id, &body.password).await?;
     tracing::info!(user_id = %user.id, "account deleted");
     Ok(HttpResponse::NoContent().finish())
+}
+
+#[get("/v1/me/matches")]
+pub async fn matches(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    q: web::Query<MineQuery>,
+) -> ApiResult<HttpResponse> {
+    Ok(HttpResponse::Ok().json(lists::mine(&pool, user.id, &q).await?))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StreamQuery {
+    access_token: Option<String>,
+    last_event_id: Option<i64>,
+}
+
+/// The caller's Server-Sent Events stream (`matches::stream`).
+#[get("/v1/me/stream")]
+pub async fn stream(
+    req: HttpRequest,
+    streams: web::Data<Streams>,
+    q: web::Query<StreamQuery>,
+) -> ApiResult<HttpResponse> {
+    let user = crate::auth::authenticate_or_token(&req, q.access_token.as_deref())?;
+    let header_id = match req.headers().get("Last-Event-ID") {
+        None => None,
+        Some(v) => Some(
+            v.to_str()
+                .ok()
+                .and_then(|v| v.trim().parse::<i64>().ok())
+                .filter(|id| *id >= 0)
+                .ok_or_else(|| {
+                    ApiError::BadRequest(
+                        "Last-Event-ID must be the id of an event this stream sent".into(),
+                    )
+                })?,
+        ),
+    };
+    let last_event_id = match (header_id, q.last_event_id) {
+        (_, Some(id)) if id < 0 => {
+            return Err(ApiError::Validation(format!(
+                "last_event_id must not be negative, got {id}"
+            )));
+        }
+        (Some(id), _) | (None, Some(id)) => Some(id),
+        (None, None) => None,
+    };
+    let events = streams.into_inner().open(user.id, last_event_id).await?;
+    Ok(HttpResponse::Ok()
+        .insert_header((header::CONTENT_TYPE, "text/event-stream"))
+        .insert_header((header::CACHE_CONTROL, "no-cache"))
+        .insert_header(("X-Accel-Buffering", "no"))
+        .streaming(events))
 }

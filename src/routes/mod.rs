@@ -27,12 +27,16 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("delete", "/v1/me"),
     ("put", "/v1/me/password"),
     ("get", "/v1/me/ledger"),
+    ("get", "/v1/me/matches"),
+    ("get", "/v1/me/stream"),
     ("post", "/v1/admin/grants"),
     ("get", "/v1/admin/users"),
     ("get", "/v1/admin/users/{id}"),
     ("put", "/v1/admin/users/{id}/role"),
     ("post", "/v1/matches"),
+    ("get", "/v1/matches"),
     ("get", "/v1/matches/{id}"),
+    ("get", "/v1/matches/{id}/hint"),
     ("post", "/v1/matches/{id}/join"),
     ("post", "/v1/matches/{id}/leave"),
     ("post", "/v1/matches/{id}/actions"),
@@ -102,11 +106,15 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(me::ledger)
     .service(me::change_password)
     .service(me::delete_account)
+    .service(me::matches)
+    .service(me::stream)
     .service(admin::grant)
     .service(admin::set_role)
     .service(admin::find_user)
     .service(admin::show_user)
     .service(matches::create)
+    .service(matches::list)
+    .service(matches::hint)
     .service(matches::join)
     .service(matches::leave)
     .service(matches::events)

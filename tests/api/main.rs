@@ -13,6 +13,7 @@ mod load;
 mod money;
 mod move_conns;
 mod openapi;
+mod players;
 mod sandaha;
 mod shengji;
 mod tournaments;

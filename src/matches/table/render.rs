@@ -3,6 +3,12 @@
 use super::*;
 
 impl Table {
+    /// The move the game's bot would make for `seat` now (a 提示), if the seat must act.
+    pub fn hint(&self, seat: SeatNo) -> Option<Value> {
+        (self.status == Status::Playing && self.to_act().contains(&seat))
+            .then(|| self.state.bot_action(seat))
+    }
+
     /// The match as `user` may see it (api.md § The match view), rendered straight from the
     /// table: the stored JSON (options, last result) is borrowed, not copied.
     pub fn view(&self, user: Option<Uuid>) -> View {

@@ -1,0 +1,157 @@
+//! Finding matches again: a player's own (`GET /v1/me/matches`) and the open and live tables
+//! anyone may join or watch (`GET /v1/matches`). Both read only columns kept beside the state
+//! (`to_act`, `hand_no`), never the state itself, and page newest first.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use sqlx::PgPool;
+use uuid::Uuid;
+
+use crate::cursor;
+use crate::error::{ApiError, ApiResult};
+
+const STATUSES: [&str; 4] = ["waiting", "playing", "finished", "aborted"];
+
+/// `status=` as a list of statuses (one, or several comma-separated); none means all.
+fn statuses(raw: Option<&str>, allowed: &[&str]) -> ApiResult<Option<Vec<String>>> {
+    let Some(raw) = raw else { return Ok(None) };
+    raw.split(',')
+        .map(|s| {
+            let s = s.trim();
+            if allowed.contains(&s) {
+                Ok(s.to_string())
+            } else {
+                Err(ApiError::Validation(format!(
+                    "status must be {} (or several, comma-separated), got {s:?}",
+                    allowed.join(", ")
+                )))
+            }
+        })
+        .collect::<ApiResult<Vec<_>>>()
+        .map(Some)
+}
+
+fn page<T>(mut rows: Vec<T>, limit: i64, at: impl Fn(&T) -> String) -> (Vec<T>, Option<String>) {
+    let has_more = rows.len() as i64 > limit;
+    rows.truncate(limit as usize);
+    let next = if has_more { rows.last().map(at) } else { None };
+    (rows, next)
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MineQuery {
+    pub status: Option<String>,
+    pub limit: Option<i64>,
+    pub before: Option<String>,
+}
+
+#[derive(Serialize, sqlx::FromRow)]
+struct MyMatch {
+    id: Uuid,
+    game: String,
+    seats: i32,
+    status: String,
+    version: i64,
+    seat: i32,
+    hand_no: i32,
+    to_act: Vec<i32>,
+    #[sqlx(skip)]
+    your_turn: bool,
+    deadline: Option<DateTime<Utc>>,
+    tournament_id: Option<Uuid>,
+    created_at: DateTime<Utc>,
+}
+
+/// The matches `user` sits at, newest first.
+pub async fn mine(pool: &PgPool, user: Uuid, q: &MineQuery) -> ApiResult<Value> {
+    let statuses = statuses(q.status.as_deref(), &STATUSES)?;
+    let limit = cursor::limit(q.limit, 20, 100)?;
+    let before = q.before.as_deref().map(cursor::decode).transpose()?;
+    let rows: Vec<MyMatch> = sqlx::query_as(
+        "SELECT m.id, m.game, m.seats, m.status, m.version, s.seat, m.hand_no, m.to_act,
+                false AS your_turn, m.deadline_at AS deadline, m.tournament_id, m.created_at
+           FROM match_seats s JOIN matches m ON m.id = s.match_id
+          WHERE s.user_id = $1 AND ($2::text[] IS NULL OR m.status = ANY ($2))
+            AND ($3::timestamptz IS NULL OR (m.created_at, m.id) < ($3, $4))
+          ORDER BY m.created_at DESC, m.id DESC LIMIT $5",
+    )
+    .bind(user)
+    .bind(&statuses)
+    .bind(before.map(|b| b.0))
+    .bind(before.map(|b| b.1))
+    .bind(limit + 1)
+    .fetch_all(pool)
+    .await?;
+    let (mut rows, next_before) = page(rows, limit, |m| cursor::encode(m.created_at, m.id));
+    for m in &mut rows {
+        m.your_turn = m.status == "playing" && m.to_act.contains(&m.seat);
+    }
+    Ok(json!({ "matches": rows, "has_more": next_before.is_some(), "next_before": next_before }))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OpenQuery {
+    pub game: Option<String>,
+    pub status: Option<String>,
+    pub limit: Option<i64>,
+    pub before: Option<String>,
+}
+
+#[derive(Serialize, sqlx::FromRow)]
+struct OpenMatch {
+    id: Uuid,
+    game: String,
+    seats: i32,
+    taken: i64,
+    status: String,
+    version: i64,
+    hand_no: i32,
+    options: Value,
+    players: Value,
+    tournament_id: Option<Uuid>,
+    created_at: DateTime<Utc>,
+}
+
+/// Tables waiting for players (default) or being played, newest first: what anyone may join
+/// or watch (a non-seated caller gets the public view of a match).
+pub async fn open(pool: &PgPool, q: &OpenQuery) -> ApiResult<Value> {
+    let statuses =
+        statuses(q.status.as_deref(), &STATUSES[..2])?.unwrap_or_else(|| vec!["waiting".into()]);
+    if let Some(g) = &q.game
+        && games::game(g).is_none()
+    {
+        return Err(ApiError::Validation(format!(
+            "unknown game {g:?}; games: {}",
+            games::names().join(", ")
+        )));
+    }
+    let limit = cursor::limit(q.limit, 20, 100)?;
+    let before = q.before.as_deref().map(cursor::decode).transpose()?;
+    let rows: Vec<OpenMatch> = sqlx::query_as(
+        "SELECT m.id, m.game, m.seats, p.taken, m.status, m.version, m.hand_no, m.options,
+                p.players, m.tournament_id, m.created_at
+           FROM matches m
+           CROSS JOIN LATERAL (
+                SELECT count(*) AS taken,
+                       COALESCE(json_agg(json_build_object('seat', s.seat,
+                                'username', u.username, 'bot', u.bot) ORDER BY s.seat),
+                                '[]'::json)::jsonb AS players
+                  FROM match_seats s JOIN users u ON u.id = s.user_id
+                 WHERE s.match_id = m.id) p
+          WHERE m.status = ANY ($1) AND ($2::text IS NULL OR m.game = $2)
+            AND ($3::timestamptz IS NULL OR (m.created_at, m.id) < ($3, $4))
+          ORDER BY m.created_at DESC, m.id DESC LIMIT $5",
+    )
+    .bind(&statuses)
+    .bind(&q.game)
+    .bind(before.map(|b| b.0))
+    .bind(before.map(|b| b.1))
+    .bind(limit + 1)
+    .fetch_all(pool)
+    .await?;
+    let (rows, next_before) = page(rows, limit, |m| cursor::encode(m.created_at, m.id));
+    Ok(json!({ "matches": rows, "has_more": next_before.is_some(), "next_before": next_before }))
+}
