@@ -77,6 +77,7 @@ function current() {
 }
 
 function route() {
+  say("");
   if (!session.token) {
     show("login");
     $("#who").textContent = "";
@@ -120,9 +121,9 @@ $("#login-form").addEventListener("submit", guard(async (e) => {
     password: form.get("password"),
   });
   session.save(body);
-  say(how === "register" ? `welcome, ${body.user.username}` : "");
-  location.hash = "#/lobby";
-  route();
+  // Where the page was (a shared table link), else the lobby; setting the hash routes.
+  if (location.hash.length > 2) route();
+  else location.hash = "#/lobby";
 }));
 
 $("#logout").addEventListener("click", () => {
@@ -237,7 +238,8 @@ function renderTable() {
       delete info.seat;
       if (s.seat === you) delete info.hidden;
     }
-    const hidden = st && s.seat !== you && st.hidden_count ? backs(st.hidden_count) : null;
+    // Cards a seat holds face down, as backs (until a showdown shows them).
+    const hidden = st && s.seat !== you && st.hidden_count && !st.hidden ? backs(st.hidden_count) : null;
     return h("div", { class: `seat${v.to_act.includes(s.seat) ? " to-act" : ""}${s.seat === you ? " me" : ""}`, "data-seat": s.seat },
       h("strong", {}, `${s.seat}. ${s.username || "(empty)"}`),
       s.bot ? " (bot)" : s.auto ? " 托管" : null,
@@ -303,11 +305,11 @@ function renderControls() {
   }
   const hand = handOf(v);
   const cards = [...selected].sort((a, b) => a - b).map((i) => hand[i]);
-  el.replaceChildren(
+  el.replaceChildren(h("div", {},
     h("div", { class: "buttons" }, ...controls(v.legal_actions, cards, hand),
       h("button", { id: "hint", onclick: guard(askHint) }, "提示 hint")),
     hint ? h("div", { class: "hint" }, "hint: ", renderValue(hint.action), " ",
-      h("button", { id: "play-hint", onclick: guard(() => act(hint.action, hint.version)) }, "play hint")) : null);
+      h("button", { id: "play-hint", onclick: guard(() => act(hint.action, hint.version)) }, "play hint")) : null));
 }
 
 $("#table").addEventListener("act", (e) => guard(act)(e.detail));

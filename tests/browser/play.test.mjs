@@ -55,7 +55,10 @@ async function run() {
   await bob.page.screenshot({ path: `${SHOTS}/lobby.png` });
   log("lobby screenshot");
   await row.locator("button.join").click();
-  assert.ok(await playToTheEnd([ann, bob], "chexuan") >= 2, "both players set their 簸簸");
+  // Both call, or raise when nobody bet, rather than fold or check all round (a draw): the hand
+  // goes on to the split and the showdown.
+  const chexuanMoves = await playToTheEnd([ann, bob], "chexuan", undefined, ["call", "raise"]);
+  assert.ok(chexuanMoves >= 4, "both players set their 簸簸 and bet");
   await ann.page.screenshot({ path: `${SHOTS}/chexuan.png`, fullPage: true });
   log("chexuan finished");
 
@@ -128,9 +131,10 @@ async function create(p, fields) {
   log(`${p.name} created a ${fields.game} table`);
 }
 
-// Each player, whenever the page shows it is their turn, asks for a hint and plays it, until
-// both pages show the match finished.
-async function playToTheEnd(players, game, afterMove = async () => {}) {
+// Each player, whenever the page shows it is their turn, clicks the first of the `prefer`red
+// action buttons the page offers, or else asks for a hint and plays it, until both pages show
+// the match finished.
+async function playToTheEnd(players, game, afterMove = async () => {}, prefer = []) {
   const deadline = Date.now() + 180_000;
   let moves = 0;
   for (;;) {
@@ -142,8 +146,13 @@ async function playToTheEnd(players, game, afterMove = async () => {}) {
       const hint = p.page.locator("#hint");
       if (!(await hint.isVisible())) continue;
       try {
-        await hint.click({ timeout: 3000 });
-        await p.page.locator("#play-hint").click({ timeout: 3000 });
+        const own = prefer.map((a) => `#controls button[data-action=${a}]:not([disabled])`).join(", ");
+        if (own && (await p.page.locator(own).count()) > 0) {
+          await p.page.locator(own).first().click({ timeout: 3000 });
+        } else {
+          await hint.click({ timeout: 3000 });
+          await p.page.locator("#play-hint").click({ timeout: 3000 });
+        }
       } catch {
         continue; // the page redrew meanwhile (the stream said the match moved): look again
       }
