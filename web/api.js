@@ -37,9 +37,8 @@ export async function api(method, path, body) {
   return data;
 }
 
-// The player's stream (GET /v1/me/stream): `hello` on each connect, `match` when a followed
-// match has a new version, `notices` for seats found by the lobby or a tournament. The browser
-// reconnects by itself, sending Last-Event-ID.
+// The player's stream (GET /v1/me/stream), one handler per event name. The browser reconnects
+// by itself, sending Last-Event-ID.
 export function openStream(handlers) {
   const url = `/v1/me/stream?access_token=${encodeURIComponent(session.token)}`;
   const source = new EventSource(url);

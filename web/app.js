@@ -38,36 +38,34 @@ function show(id) {
 // ---- the stream ----------------------------------------------------------------------------
 
 let stream = null;
-let followed = new Set();
+
+// `hello` on every (re)connect, `match` when a match we sit at has a new version, and the
+// player's notices, each an event of its own kind. Creating or joining a table is a `seated`
+// notice, so the stream follows every match we sit at.
+const NOTICES = {
+  seated: (d) => `seated at a ${d.game} table`,
+  tournament_table: (d) => `your table for round ${d.round} is ready`,
+  eliminated: (d) => `out of the tournament in round ${d.round}`,
+  tournament_finished: () => "a tournament you played is over",
+};
 
 function connect() {
   stream?.close();
-  followed = new Set();
-  stream = openStream({
-    hello: (d) => {
-      followed = new Set(d.matches.map((m) => m.match_id));
-      onNews(null);
-    },
-    match: (d) => onNews(d),
-    notices: (d) => {
-      say(`notice: ${d.kind || "news"}`);
-      if (d.match_id) followed.add(d.match_id);
+  const handlers = { hello: () => onNews(null), match: onNews };
+  for (const [kind, text] of Object.entries(NOTICES)) {
+    handlers[kind] = (d) => {
+      if (kind !== "seated") say(text(d));
       onNews(d);
-    },
-  });
+    };
+  }
+  stream = openStream(handlers);
 }
 
-// A match we sit at that the stream does not follow yet (just created or joined): reconnect,
-// and the new `hello` includes it.
-function follow(id) {
-  if (!followed.has(id)) connect();
-}
-
-function onNews(d) {
+const onNews = (d) => {
   const r = current();
-  if (r.page === "match" && (!d || d.match_id === r.id)) loadMatch(r.id);
-  if (r.page === "lobby") loadLobby();
-}
+  if (r.page === "match" && (!d || d.match_id === r.id)) guard(loadMatch)(r.id);
+  if (r.page === "lobby") guard(loadLobby)();
+};
 
 // ---- routing -------------------------------------------------------------------------------
 
@@ -204,7 +202,6 @@ async function loadMatch(id) {
   const ticket = ++loading;
   const v = await api("GET", `/v1/matches/${id}`);
   if (ticket !== loading) return; // a newer load is on its way
-  if (v.you && v.status !== "finished" && v.status !== "aborted") follow(v.id);
   if (!view || view.id !== v.id || view.version !== v.version) {
     selected = new Set();
     hint = null;
@@ -261,7 +258,7 @@ function renderTable() {
 
   const finished = v.status === "finished" || v.status === "aborted";
   $("#table").replaceChildren(...[
-    h("h1", {}, GAMES[v.game]?.name || v.game, " ", h("small", { id: "match-status", "data-status": v.status },
+    h("h1", {}, GAMES[v.game]?.name || v.game, " ", h("small", { id: "match-status", "data-match": v.id, "data-status": v.status },
       `${v.status} · hand ${v.hand_no} · ${v.phase} · v${v.version}`)),
     h("p", { class: "links" },
       h("a", { href: "#/lobby" }, "← lobby"), " ",

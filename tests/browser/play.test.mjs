@@ -47,7 +47,7 @@ async function run() {
   await grant([ann, bob], 5000);
 
   // 扯旋: Ann opens a table for two, Bob finds it in the lobby and joins.
-  await create(ann, { game: "chexuan", seats: "2", hands: "1", buy_in: "1000" });
+  const chexuan = await create(ann, { game: "chexuan", seats: "2", hands: "1", buy_in: "1000" });
   await bob.page.click("a.brand");
   await bob.page.selectOption("#open-game", "chexuan");
   const row = bob.page.locator("#open-tables tr", { hasText: ann.name });
@@ -57,7 +57,7 @@ async function run() {
   await row.locator("button.join").click();
   // Both call, or raise when nobody bet, rather than fold or check all round (a draw): the hand
   // goes on to the split and the showdown.
-  const chexuanMoves = await playToTheEnd([ann, bob], "chexuan", undefined, ["call", "raise"]);
+  const chexuanMoves = await playToTheEnd([ann, bob], chexuan, undefined, ["call", "raise"]);
   assert.ok(chexuanMoves >= 4, "both players set their 簸簸 and bet");
   await ann.page.screenshot({ path: `${SHOTS}/chexuan.png`, fullPage: true });
   log("chexuan finished");
@@ -73,11 +73,11 @@ async function run() {
   // 打炸: four seats, two of them bots; Bob joins from the lobby again. A deal can end the
   // hand at once (摊牌: a seat shows jokers without a bomb); then nobody played: deal again.
   for (let table = 1; ; table++) {
-    await create(ann, { game: "dazha", seats: "4", bots: "2", hands: "1" });
+    const dazha = await create(ann, { game: "dazha", seats: "4", bots: "2", hands: "1" });
     await bob.page.click("a.brand");
     await bob.page.selectOption("#open-game", "dazha");
     await bob.page.locator("#open-tables tr", { hasText: ann.name }).locator("button.join").click();
-    const moves = await playToTheEnd([ann, bob], "dazha", async (n) => {
+    const moves = await playToTheEnd([ann, bob], dazha, async (n) => {
       if (n === 6) await ann.page.screenshot({ path: `${SHOTS}/dazha.png`, fullPage: true });
     });
     if (moves >= 6) break;
@@ -128,18 +128,22 @@ async function create(p, fields) {
   await p.page.fill("#create-form input[name=turn_timeout_secs]", "60");
   await p.page.click("#create-form button");
   await p.page.locator("#match-status").waitFor({ timeout: STEP_MS });
+  const id = await p.page.locator("#match-status").getAttribute("data-match");
   log(`${p.name} created a ${fields.game} table`);
+  return { id, game: fields.game };
 }
 
 // Each player, whenever the page shows it is their turn, clicks the first of the `prefer`red
 // action buttons the page offers, or else asks for a hint and plays it, until both pages show
 // the match finished.
-async function playToTheEnd(players, game, afterMove = async () => {}, prefer = []) {
+async function playToTheEnd(players, { id, game }, afterMove = async () => {}, prefer = []) {
+  const status = (p) => p.page.locator(`#match-status[data-match="${id}"]`);
+  for (const p of players) await status(p).waitFor({ timeout: STEP_MS });
   const deadline = Date.now() + 180_000;
   let moves = 0;
   for (;;) {
     assert.ok(Date.now() < deadline, `${game} did not finish within 3 minutes`);
-    const statuses = await Promise.all(players.map((p) => p.page.locator("#match-status").getAttribute("data-status")));
+    const statuses = await Promise.all(players.map((p) => status(p).getAttribute("data-status")));
     if (statuses.every((s) => s === "finished")) break;
     let acted = false;
     for (const p of players) {
