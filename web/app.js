@@ -87,11 +87,10 @@ function route() {
   if (!stream) connect();
   const r = current();
   if (r.page === "match") {
-    selected = new Set();
-    hint = null;
-    loadMatch(r.id);
-  } else if (r.page === "replay") loadReplay(r.id);
-  else loadLobby();
+    view = null;
+    guard(loadMatch)(r.id);
+  } else if (r.page === "replay") guard(loadReplay)(r.id);
+  else guard(loadLobby)();
 }
 
 const guard = (f) => async (...args) => {
@@ -202,10 +201,10 @@ async function loadMatch(id) {
   const ticket = ++loading;
   const v = await api("GET", `/v1/matches/${id}`);
   if (ticket !== loading) return; // a newer load is on its way
-  if (!view || view.id !== v.id || view.version !== v.version) {
-    selected = new Set();
-    hint = null;
-  }
+  // The same version again (a reconnect's hello): keep the page as it is, selection included.
+  if (view && view.id === v.id && view.version === v.version) return;
+  selected = new Set();
+  hint = null;
   view = v;
   renderTable();
 }
