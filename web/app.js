@@ -349,7 +349,7 @@ async function loadReplay(id) {
   const r = await api("GET", `/v1/matches/${id}/replay`);
   const hands = r.hands.map((hd) => {
     const steps = hd.actions.map((a, i) =>
-      h("li", { "data-step": i }, h("span", { class: "who" }, `seat ${a.seat}${a.kind === "player" ? "" : ` (${a.kind})`}`), " ",
+      h("li", { "data-step": i }, h("span", { class: "who" }, `seat ${a.seat}${a.kind === "action" ? "" : ` (${a.kind})`}`), " ",
         a.action ? renderValue(a.action) : ""));
     const list = h("ol", { class: "steps" }, ...steps);
     let at = -1;
