@@ -156,14 +156,18 @@ $("#create-form").addEventListener("submit", guard(async (e) => {
   location.hash = `#/match/${view.id}`;
 }));
 
+let lobbyLoads = 0;
+
 async function loadLobby() {
   show("lobby");
+  const ticket = ++lobbyLoads;
   const game = $("#open-game").value;
   const [me, open, mine] = await Promise.all([
     api("GET", "/v1/me"),
     api("GET", `/v1/matches?game=${game}&status=waiting`),
     api("GET", "/v1/me/matches"),
   ]);
+  if (ticket !== lobbyLoads) return; // a newer load (another game chosen) is on its way
   $("#who").textContent = `${me.username} · ${me.coins} coins`;
   const openRows = open.matches.map((m) =>
     h("tr", {},
