@@ -1,5 +1,6 @@
-//! HTTP routes, one file per resource. `ROUTES` lists every (method, path) we serve; a test
-//! checks it against the served OpenAPI document and against what actually answers.
+//! HTTP routes, one file per resource. `ROUTES` lists every (method, path) of the API; a test
+//! checks it against the served OpenAPI document and against what actually answers. `PAGES`
+//! lists the web client's pages (`play`), served beside the API and not part of its document.
 
 pub mod admin;
 pub mod auth;
@@ -7,6 +8,7 @@ pub mod health;
 pub mod lobby;
 pub mod matches;
 pub mod me;
+pub mod play;
 pub mod tournaments;
 
 use actix_web::error::{JsonPayloadError, PathError, QueryPayloadError};
@@ -16,6 +18,8 @@ use crate::error::ApiError;
 
 /// Largest JSON body we read (a 216-card deck array is about 1.5 KB).
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
+
+pub use play::PAGES;
 
 pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/healthz"),
@@ -56,13 +60,15 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/tournaments/{id}/standings"),
 ];
 
-/// The pattern in `ROUTES` that serves `path` (any method), without actix's regex matching:
-/// the metrics label every request with it.
+/// Every (method, path) served: the API's routes and the pages.
+fn served() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
+    ROUTES.iter().chain(PAGES)
+}
+
+/// The pattern in `ROUTES` or `PAGES` that serves `path` (any method), without actix's regex
+/// matching: the metrics label every request with it.
 pub fn pattern_of(path: &str) -> Option<&'static str> {
-    ROUTES
-        .iter()
-        .map(|r| r.1)
-        .find(|pattern| matches(pattern, path))
+    served().map(|r| r.1).find(|pattern| matches(pattern, path))
 }
 
 fn matches(pattern: &str, path: &str) -> bool {
@@ -79,8 +85,7 @@ fn matches(pattern: &str, path: &str) -> bool {
 
 /// The methods served at `path` (for `Allow`), upper case.
 pub fn methods_at(path: &str) -> Vec<String> {
-    ROUTES
-        .iter()
+    served()
         .filter(|(_, pattern)| matches(pattern, path))
         .map(|(m, _)| m.to_uppercase())
         .collect()
@@ -130,7 +135,10 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(tournaments::start)
     .service(tournaments::standings)
     .service(tournaments::edit)
-    .service(tournaments::cancel);
+    .service(tournaments::cancel)
+    .service(play::root)
+    .service(play::index)
+    .service(play::file);
 }
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {
@@ -201,6 +209,8 @@ mod tests {
             pattern_of("/v1/lobby/dazha/queue"),
             Some("/v1/lobby/{game}/queue")
         );
+        assert_eq!(pattern_of("/play/"), Some("/play/"));
+        assert_eq!(pattern_of("/play/app.js"), Some("/play/{file}"));
         assert_eq!(pattern_of("/v1/matches//actions"), None);
         assert_eq!(pattern_of(&format!("/v1/matches/{id}/nope")), None);
         assert_eq!(pattern_of("/v1/matches/x/actions/more"), None);
@@ -214,6 +224,7 @@ mod tests {
             super::methods_at(&format!("/v1/tournaments/{id}/register")),
             ["POST", "DELETE"]
         );
+        assert_eq!(super::methods_at("/play/style.css"), ["GET"]);
         assert!(super::methods_at("/v1/nothing").is_empty());
     }
 }

@@ -13,6 +13,7 @@ mod load;
 mod money;
 mod move_conns;
 mod openapi;
+mod play;
 mod players;
 mod sandaha;
 mod shengji;

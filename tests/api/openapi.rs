@@ -25,9 +25,16 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
         documented, served,
         "openapi/openapi.json and routes::ROUTES disagree"
     );
+    // The web client's pages are served but are no API operation: the document leaves them out.
+    for (_, page) in paiju::routes::PAGES {
+        assert!(
+            doc["paths"].get(*page).is_none(),
+            "{page} is a page of the web client, not an API route"
+        );
+    }
 
-    // Every listed route is really registered: an unregistered one answers "no route".
-    for (method, path) in paiju::routes::ROUTES {
+    // Every listed route and page is really registered: an unregistered one answers "no route".
+    for (method, path) in paiju::routes::ROUTES.iter().chain(paiju::routes::PAGES) {
         if *path == "/v1/me/stream" {
             // A stream answers for as long as it is read: its status and type are enough.
             let res = app
@@ -41,6 +48,7 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
             assert_eq!(res.headers()["content-type"], "text/event-stream");
             continue;
         }
+        let path = path.replace("{file}", "index.html");
         let path = path.replace("{id}", &uuid::Uuid::new_v4().to_string());
         let method = Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
         let (status, body) = app
