@@ -10,6 +10,9 @@
 -- the same index lookups and rows written, one subquery more. The arrays the server binds as
 -- parameters are written as ARRAY[...] of parameters; the Idempotency-Key's row (NULL key:
 -- nothing written) is the server's when a key is sent.
+-- Two clients on one table at once: the second waits for the first's row lock, then finds the
+-- version moved and writes nothing (0 rows), as the server's statement would (the server then
+-- answers through the transaction path); with 10,000 tables that is rare.
 -- pgbench -n -M prepared -f perf/move1.sql -D own=0 -D nrows=10000 (spread), as perf/move.sql.
 \if :own
 \set n :client_id + 1

@@ -205,14 +205,6 @@ impl MoveCounters {
             .with_label_values(&[path.as_str()])
             .inc_by(statements);
     }
-
-    /// Moves and statements counted so far on `path`.
-    pub fn get(&self, path: MovePath) -> (u64, u64) {
-        (
-            self.moves.with_label_values(&[path.as_str()]).get(),
-            self.statements.with_label_values(&[path.as_str()]).get(),
-        )
-    }
 }
 
 fn method_label(m: &Method) -> &'static str {
