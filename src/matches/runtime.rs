@@ -170,7 +170,7 @@ impl Runtime {
         }
     }
 
-    /// Stores a committed table and tells waiting long-polls and other processes' moves here.
+    /// Stores a committed table and tells this process's long-polls and streams of its version.
     fn publish(&self, t: Table) {
         // The table first, so that waiters woken by the news find it.
         let (id, version) = (t.id(), t.version());
