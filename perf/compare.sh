@@ -54,15 +54,19 @@ for rev in "$1" "$2"; do
     cat "$OUT/$sha"-*.txt | awk -F'|' -v drives="$DRIVES" '
         /^\| *[0-9]+ \|/ {
             what = $3; gsub(/^ +| +$/, "", what)
-            if (what ~ /client per (table|seat)/) {
+            if (what ~ /client per (table|seat)/ || what ~ /the (table|seat) run/) {
                 keep = 0; n = split(drives, d, " ")
-                for (k = 1; k <= n; k++) if (what ~ ("client per " d[k])) keep = 1
+                for (k = 1; k <= n; k++)
+                    if (what ~ ("client per " d[k]) || what ~ ("the " d[k] " run")) keep = 1
                 if (!keep) next
             }
             key = $2 "|" what
             if (!(key in seen)) { seen[key] = 1; order[++rows] = key }
             runs[key]++
-            for (c = 4; c <= 11; c++) vals[key, c, runs[key]] = $c + 0
+            for (c = 4; c <= 11; c++) {
+                vals[key, c, runs[key]] = $c + 0
+                if ($c ~ /^ *- *$/) dash[key, c] = 1
+            }
         }
         function median(key, c,   n, i, j, t, a) {
             n = runs[key]
@@ -74,7 +78,9 @@ for rev in "$1" "$2"; do
             for (r = 1; r <= rows; r++) {
                 key = order[r]; split(key, kw, "|")
                 printf "| %7s | %-40s |", kw[1] + 0, kw[2]
-                for (c = 4; c <= 11; c++) printf " %8.2f |", median(key, c)
+                for (c = 4; c <= 11; c++)
+                    if ((key, c) in dash) printf " %8s |", "-"
+                    else printf " %8.2f |", median(key, c)
                 printf "\n"
             }
         }'
