@@ -3,12 +3,15 @@
 #   1. builds paiju and paiju-load (release);
 #   2. uses the project-local PostgreSQL cluster (data/pg, started by the server when needed)
 #      or the server of DATABASE_URL, with two scratch databases it creates and drops;
-#   3. for each client count: pgbench with our own move (perf/move.sql) on 10,000 tables
-#      (spread) and on as many tables as clients; paiju-load with a client per table against
+#   3. for each client count: pgbench with our own move (perf/move.sql, 4 round trips) on
+#      10,000 tables (spread) and on as many tables as clients, and the fast path's one-statement
+#      move (perf/move1.sql) on 10,000 tables; paiju-load with a client per table against
 #      SERVERS paiju processes, then pgbench running the same mix of transactions that run made
 #      (move.sql, stake.sql, settle.sql weighted by the moves, stakes and hand ends counted in
 #      paiju's database); then the same with a client per seat (clients/4 tables);
-#   4. prints the table and the ratios.
+#   4. prints the table and the ratios, and for every paiju-load run the statements (= round
+#      trips) per move from the servers' own counters (paiju_moves_total and
+#      paiju_move_statements_total by path, fast or transaction).
 # Environment: RUN_SECS (20), WARMUP_SECS (20: paiju-load before the first timed run, to fill
 # paiju's database; 0 for none), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), GAMES (the
 # games paiju-load plays, "chexuan,dazha"; any of chexuan,dazha,shengji,sandaha,chehuzi; chehuzi
@@ -213,11 +216,38 @@ money_counts() {
         (SELECT count(*) FROM hands WHERE ended_at IS NOT NULL)"
 }
 
+# The servers' move counters, summed over SERVERS: "fast-moves fast-statements tx-moves
+# tx-statements".
+move_counters() {
+    local url
+    for url in "${URLS[@]}"; do
+        [ "$url" = --url ] && continue
+        curl -sf --max-time 5 "$url/metrics"
+    done | awk '
+        /^paiju_moves_total\{path="fast"\}/ { fm += $2 }
+        /^paiju_move_statements_total\{path="fast"\}/ { fs += $2 }
+        /^paiju_moves_total\{path="transaction"\}/ { tm += $2 }
+        /^paiju_move_statements_total\{path="transaction"\}/ { ts += $2 }
+        END { printf "%d %d %d %d\n", fm, fs, tm, ts }'
+}
+
+# statements_per_move BEFORE AFTER (two move_counters lines): one summary line.
+statements_per_move() {
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        split(a, x, " "); split(b, y, " ")
+        fm = y[1] - x[1]; fs = y[2] - x[2]; tm = y[3] - x[3]; ts = y[4] - x[4]
+        n = fm + tm
+        if (n == 0) { print "    statements (round trips) per move: no moves counted"; exit }
+        printf "    statements (round trips) per move: %.2f; fast path %.0f%% of %d moves (%.2f each), transaction %.2f each\n",
+            (fs + ts) / n, 100 * fm / n, n, (fm ? fs / fm : 0), (tm ? ts / tm : 0)
+    }'
+}
+
 # run_load CLIENTS DRIVE LABEL: one paiju-load run; adds its row and sets R_MPS, R_P99, R_J
 # and R_MIX, the pgbench script weights of the transactions it made (plain moves, stakes, hand
 # ends).
 run_load() {
-    local c=$1 drive=$2 label=$3 prefix load_pid pg0 pg1 sv0 sv1 j moves st0 h0 st1 h1 plain
+    local c=$1 drive=$2 label=$3 prefix load_pid pg0 pg1 sv0 sv1 j moves st0 h0 st1 h1 plain mc0
     prefix="$OUT/load-$c-$drive"
     quiesce
     # CPU is counted from the moment play starts (registering players costs the server an
@@ -233,12 +263,14 @@ run_load() {
         sleep 0.1
     done
     read -r st0 h0 <<<"$(money_counts)"
+    mc0=$(move_counters)
     pg0=$(pg_ticks)
     sv0=$(server_ticks)
     wait "$load_pid" || die "paiju-load failed: $(tail -3 "$prefix.progress")"
     pg1=$(pg_ticks)
     sv1=$(server_ticks)
     read -r st1 h1 <<<"$(money_counts)"
+    R_STATEMENTS=$(statements_per_move "$mc0" "$(move_counters)")
     j=$(tail -1 "$prefix.txt")
     moves=$(json_num "$j" moves)
     # Moves in flight at the end and automatic steps make these counts approximate (±1 %).
@@ -277,6 +309,7 @@ load_and_its_ceiling() {
     SUMMARY+=("$(ratio "pgbench, the same mix of transactions, a table per client ($R_MIX_LABEL)" "$p_mps" "$p99" "$R_TPS" "$R_P99")")
     SUMMARY+=("$(ratio "pgbench move.sql, $MATCHES tables (plain moves only)" "$p_mps" "$p99" "$s_tps" "$s99")")
     SUMMARY+=("$(ratio "$other_label" "$p_mps" "$p99" "$other_tps" "$other_p99")")
+    SUMMARY+=("$R_STATEMENTS")
     SUMMARY+=("    409s $(json_obj "$p_j" conflicts) · errors $(json_obj "$p_j" errors) · moves $(json_obj "$p_j" moves_by_type)")
 }
 
@@ -299,6 +332,8 @@ for c in $CLIENTS; do
     say "== $c clients: pgbench move.sql, $MATCHES tables"
     run_pgbench "$c" "$MATCHES" 0 "pgbench move.sql, $MATCHES tables" -f perf/move.sql
     s_tps=$R_TPS s99=$R_P99
+    say "== $c clients: pgbench move1.sql (one statement), $MATCHES tables"
+    run_pgbench "$c" "$MATCHES" 0 "pgbench move1.sql, $MATCHES tables" -f perf/move1.sql
     say "== $c clients: pgbench move.sql, $c tables"
     run_pgbench "$c" "$c" 0 "pgbench move.sql, $c tables" -f perf/move.sql
     load_and_its_ceiling "$c" table "$c" "pgbench move.sql, $c tables (plain moves only)" \

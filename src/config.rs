@@ -31,6 +31,10 @@ pub struct Config {
     pub lobby_turn_timeout_secs: u32,
     /// HTTP worker threads (`PAIJU_WORKERS`, default: the number of CPUs).
     pub workers: usize,
+    /// Whether a move whose table is cached may be committed by one statement
+    /// (`PAIJU_FAST_MOVES`, default 1; 0 sends every move through the transactional path,
+    /// for comparisons and as a switch).
+    pub fast_moves: bool,
     /// Register and login attempts allowed per client address per minute (`PAIJU_AUTH_PER_MIN`,
     /// default 30; the burst is the same number).
     pub auth_per_minute: u32,
@@ -123,6 +127,7 @@ impl Config {
                 0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
                 n => n as usize,
             },
+            fast_moves: num("PAIJU_FAST_MOVES", 1)? != 0,
             auth_per_minute: num("PAIJU_AUTH_PER_MIN", 30)?.clamp(1, u32::MAX as u64) as u32,
             trusted_proxies: var("PAIJU_TRUSTED_PROXIES")
                 .map(|v| {

@@ -131,6 +131,13 @@ impl Metrics {
         }
     }
 
+    /// Shows the match runtime's move counters.
+    pub fn register_moves(&self, counters: &MoveCounters) -> prometheus::Result<()> {
+        self.registry.register(Box::new(counters.moves.clone()))?;
+        self.registry
+            .register(Box::new(counters.statements.clone()))
+    }
+
     /// The Prometheus text exposition of everything registered.
     fn render(&self) -> String {
         let mut out = Vec::new();
@@ -138,6 +145,65 @@ impl Metrics {
             tracing::warn!(error = %e, "metrics: encoding failed");
         }
         String::from_utf8(out).unwrap_or_default()
+    }
+}
+
+/// How a move was committed: `Fast`, one statement over the cached table (no transaction
+/// around it), or `Transaction`, the locked load and everything after it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MovePath {
+    Fast,
+    Transaction,
+}
+
+impl MovePath {
+    fn as_str(self) -> &'static str {
+        match self {
+            MovePath::Fast => "fast",
+            MovePath::Transaction => "transaction",
+        }
+    }
+}
+
+/// Applied moves by path and the statements (round trips) they sent, `BEGIN` and `COMMIT`
+/// included: their ratio is the round trips per move. Owned by the match runtime, shown by
+/// `/metrics` once [`Metrics::register_moves`] was called.
+#[derive(Clone)]
+pub struct MoveCounters {
+    moves: IntCounterVec,
+    statements: IntCounterVec,
+}
+
+impl Default for MoveCounters {
+    fn default() -> MoveCounters {
+        let moves = IntCounterVec::new(
+            Opts::new(
+                "paiju_moves_total",
+                "Moves applied, by path (fast, transaction).",
+            ),
+            &["path"],
+        )
+        .expect("a valid metric definition");
+        let statements = IntCounterVec::new(
+            Opts::new(
+                "paiju_move_statements_total",
+                "Statements (round trips) the applied moves sent, BEGIN and COMMIT included, \
+                 by path.",
+            ),
+            &["path"],
+        )
+        .expect("a valid metric definition");
+        MoveCounters { moves, statements }
+    }
+}
+
+impl MoveCounters {
+    /// One applied move and the statements it sent.
+    pub fn count(&self, path: MovePath, statements: u64) {
+        self.moves.with_label_values(&[path.as_str()]).inc();
+        self.statements
+            .with_label_values(&[path.as_str()])
+            .inc_by(statements);
     }
 }
 

@@ -96,7 +96,11 @@ impl Application {
             }
         };
         let jwt = web::Data::new(Jwt::new(&secret, config.token_ttl));
-        let runtime = web::Data::new(Runtime::new(pool.clone(), config.db_pool));
+        let runtime = web::Data::new(Runtime::new(
+            pool.clone(),
+            config.db_pool,
+            config.fast_moves,
+        ));
         let (stop, stop_rx) = watch::channel(false);
         let background = vec![
             runtime.spawn_listener(),
@@ -108,6 +112,7 @@ impl Application {
         let port = listener.local_addr()?.port();
         let pool_data = web::Data::new(pool.clone());
         let metrics = web::Data::new(Metrics::new(routes::pattern_of));
+        metrics.register_moves(runtime.move_counters())?;
         let limiter = web::Data::new(RateLimiter::new(
             config.auth_per_minute,
             config.trusted_proxies.clone(),

@@ -36,6 +36,14 @@ impl Tables {
         map.get(&id).filter(|t| wanted(t.version())).cloned()
     }
 
+    /// Drops the cached match `id` if it is still at `version` (which the database has left).
+    pub fn forget(&self, id: Uuid, version: i64) {
+        let Ok(mut map) = self.map.lock() else { return };
+        if map.get(&id).is_some_and(|t| t.version() == version) {
+            map.remove(&id);
+        }
+    }
+
     /// Remembers a committed table, unless a newer version is already held.
     pub fn put(&self, table: Arc<Table>) {
         let Ok(mut map) = self.map.lock() else { return };

@@ -3,11 +3,18 @@
 //! - `hub`: the newest committed version of each match, kept by PostgreSQL's notifications;
 //! - `tables`: the newest committed table of each match, parsed (`cache`);
 //! - `gates`: one move at a time per match in this process (`gate`);
-//! - `conns`: the moves' own connections (`db::MoveConns`).
+//! - `conns`: the moves' own connections (`db::MoveConns`);
+//! - `counters`: applied moves and their statements by path (`/metrics`).
 //!
 //! Nothing here is needed for correctness across processes (the row lock and the version
 //! check are); it spares the database work. A long-poll never takes a move's gate: it waits
 //! for the table a move stores.
+//!
+//! A move whose table is cached at the version it was sent at is first worked out in memory
+//! (`Table::act_in_memory`); when its outcome needs nothing but one statement, that statement
+//! commits it over the cached version (`Table::save_over_loaded`), without `BEGIN`, lock or
+//! `COMMIT`. Everything else, and a fast move that found the row moved on, takes the
+//! transactional path (docs/architecture.md § One move, one statement).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -21,12 +28,13 @@ use super::ActionRequest;
 use super::cache::Tables;
 use super::gate::Gates;
 use super::notify::{self, Hub};
-use super::table::{Status, Table};
+use super::table::{Keyed, Status, Table};
 use super::view::View;
 use crate::auth::AuthUser;
 use crate::db::MoveConns;
 use crate::error::{ApiError, ApiResult};
 use crate::idempotency;
+use crate::metrics::{MoveCounters, MovePath};
 
 /// How long a long-poll that heard of a version committed by a move of this process waits for
 /// that move to store its table before reading the row itself.
@@ -40,6 +48,18 @@ pub struct Runtime {
     conns: MoveConns,
     /// Woken whenever a move stores its committed table.
     stored: Notify,
+    counters: MoveCounters,
+    /// Whether moves may take the fast path (`Config::fast_moves`).
+    fast: bool,
+}
+
+/// What the fast path made of a move.
+enum Fast {
+    /// Committed by its one statement: the caller's view.
+    Done(View),
+    /// Not for the fast path, or the row had moved on: the transactional path decides, after
+    /// `statements` sent here.
+    NeedsTransaction { statements: u64 },
 }
 
 enum Acted {
@@ -50,8 +70,9 @@ enum Acted {
 }
 
 impl Runtime {
-    /// A runtime whose moves use at most `move_conns` connections of their own.
-    pub fn new(pool: PgPool, move_conns: u32) -> Runtime {
+    /// A runtime whose moves use at most `move_conns` connections of their own, and take the
+    /// fast path when `fast`.
+    pub fn new(pool: PgPool, move_conns: u32, fast: bool) -> Runtime {
         Runtime {
             conns: MoveConns::new(pool.clone(), move_conns),
             pool,
@@ -59,7 +80,14 @@ impl Runtime {
             tables: Tables::default(),
             gates: Gates::default(),
             stored: Notify::new(),
+            counters: MoveCounters::default(),
+            fast,
         }
+    }
+
+    /// Applied moves and their statements by path.
+    pub fn move_counters(&self) -> &MoveCounters {
+        &self.counters
     }
 
     /// This process's knowledge of match versions and players' notices (for streams).
@@ -105,6 +133,14 @@ impl Runtime {
         if idempotency_key.is_none() {
             self.refuse_if_surely_stale(user, id, req.version)?;
         }
+        let tried = match self
+            .act_fast(user, id, &req, idempotency_key.as_deref())
+            .await?
+        {
+            Fast::Done(view) => return Ok(view),
+            Fast::NeedsTransaction { statements } => statements,
+        };
+        let keyed = idempotency_key.is_some();
         let mut conn = self.conns.acquire().await?;
         let mut tx = conn.begin().await?;
         let acted = match self.act_in(&mut tx, user, id, req, idempotency_key).await {
@@ -121,15 +157,81 @@ impl Runtime {
         conn.release();
         match acted {
             Acted::Applied(t, view) => {
-                // The table first, so that waiters woken by the news find it.
-                let version = t.version();
-                self.tables.put(Arc::new(*t));
-                self.stored.notify_waiters();
-                self.hub.publish(id, version);
+                // BEGIN and COMMIT, the key's claim and answer, the tournament's escape check,
+                // and what the table sent (its load and save included).
+                let around =
+                    2 + 2 * u64::from(keyed) + u64::from(t.tournament_id().is_some()) + tried;
+                self.counters
+                    .count(MovePath::Transaction, around + t.statements());
+                self.publish(*t);
                 Ok(view)
             }
             Acted::Replayed(view) => Ok(view),
         }
+    }
+
+    /// Stores a committed table and tells this process's long-polls and streams of its version.
+    fn publish(&self, t: Table) {
+        // The table first, so that waiters woken by the news find it.
+        let (id, version) = (t.id(), t.version());
+        self.tables.put(Arc::new(t));
+        self.stored.notify_waiters();
+        self.hub.publish(id, version);
+    }
+
+    /// The fast path: the move worked out on the cached table at `req.version`, committed by
+    /// one statement that writes only over that version. Not taken for a table not cached at
+    /// that version, when `act_in_memory` declines, or when the statement finds the row moved
+    /// on (another process moved first: the cached copy is dropped) or the Idempotency-Key
+    /// already used; the transactional path then answers as it always has (a 409 with the
+    /// view, the stored answer, a refusal).
+    async fn act_fast(
+        &self,
+        user: &AuthUser,
+        id: Uuid,
+        req: &ActionRequest,
+        idempotency_key: Option<&str>,
+    ) -> ApiResult<Fast> {
+        let declined = Fast::NeedsTransaction { statements: 0 };
+        if !self.fast {
+            return Ok(declined);
+        }
+        let Some(cached) = self.tables.exactly(id, req.version) else {
+            return Ok(declined);
+        };
+        let Some(mut t) = cached.act_in_memory(user.id, &req.action) else {
+            return Ok(declined);
+        };
+        let view = t.view(Some(user.id));
+        let request = json!({ "match_id": id, "request": req });
+        let body = serde_json::to_value(&view)
+            .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))?;
+        let keyed = idempotency_key.map(|key| Keyed {
+            user: user.id,
+            key,
+            request: &request,
+            body: &body,
+        });
+        let mut conn = self.conns.acquire().await?;
+        let saved = t.save_over_loaded(&mut conn, keyed).await;
+        let hit = match saved {
+            Ok(hit) => hit,
+            // The key's row exists: a retry (or a reuse) of the key, which the transactional
+            // path answers. The failed statement wrote nothing.
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
+                conn.release();
+                return Ok(Fast::NeedsTransaction { statements: 1 });
+            }
+            Err(e) => return Err(e.into()),
+        };
+        conn.release();
+        if !hit {
+            self.tables.forget(id, req.version);
+            return Ok(Fast::NeedsTransaction { statements: 1 });
+        }
+        self.counters.count(MovePath::Fast, t.statements());
+        self.publish(t);
+        Ok(Fast::Done(view))
     }
 
     /// One move inside its transaction; nothing is committed here.

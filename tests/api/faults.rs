@@ -189,6 +189,25 @@ async fn two_processes_and_a_kill_lose_no_acknowledged_move() {
         assert!(v["version"].as_i64().unwrap() >= *versions.last().unwrap());
     }
     app.assert_ledger_reconciles().await;
+    // Both ways of committing a move were under that load (the process never killed counts
+    // them): one-statement moves on the cached table, and transactions (hand ends, stakes,
+    // moves after the other process moved).
+    let metrics = app
+        .client
+        .get(format!("{}/metrics", urls[0]))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    for path in ["fast", "transaction"] {
+        let moves: u64 = metrics
+            .lines()
+            .find_map(|l| l.strip_prefix(&format!("paiju_moves_total{{path=\"{path}\"}} ")))
+            .map_or(0, |n| n.trim().parse().unwrap());
+        assert!(moves > 0, "no {path} moves in process 1:\n{metrics}");
+    }
     for mut s in servers {
         s.kill().ok();
         s.wait().ok();
@@ -223,6 +242,7 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
         stream: paiju::config::StreamSettings::default(),
         bot_coins: 2000,
         workers: 2,
+        fast_moves: true,
     };
     let application = Application::build(config).await.unwrap();
     let address = format!("http://127.0.0.1:{}", application.port());

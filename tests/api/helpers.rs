@@ -114,6 +114,7 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         stream: paiju::config::StreamSettings::default(),
         bot_coins: 2000,
         workers: 2,
+        fast_moves: true,
     };
     configure(&mut config);
     let app = Application::build(config).await.expect("building the app");

@@ -12,6 +12,7 @@ mod helpers;
 mod load;
 mod money;
 mod move_conns;
+mod one_trip;
 mod openapi;
 mod play;
 mod players;

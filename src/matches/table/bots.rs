@@ -75,7 +75,7 @@ impl Table {
         if bots.is_empty() {
             return Ok(());
         }
-        let balances = ledger::lock_balances(conn, &bots).await?;
+        let balances = self.lock_balances(conn, &bots).await?;
         let mut legs: Vec<(Party, i64)> = bots
             .iter()
             .zip(&balances)
@@ -92,7 +92,7 @@ impl Table {
             match_id: Some(self.id),
             ..TxMeta::default()
         };
-        ledger::transfer(conn, &meta, &legs).await?;
+        self.transfer(conn, &meta, &legs).await?;
         Ok(())
     }
 }

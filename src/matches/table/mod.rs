@@ -28,7 +28,7 @@ mod play;
 mod render;
 mod store;
 
-pub use store::NewTable;
+pub use store::{Keyed, NewTable};
 
 #[derive(Clone, Debug, Deserialize, serde::Serialize)]
 pub struct SeatRow {
@@ -122,6 +122,9 @@ pub struct Table {
     platform: PlatformOptions,
     status: Status,
     version: i64,
+    /// The version the row had when this table was loaded (or last saved): `save` writes only
+    /// over that version.
+    loaded_version: i64,
     last_seq: i64,
     action_no: i64,
     state: Box<dyn DynState>,
@@ -137,6 +140,8 @@ pub struct Table {
     events: Vec<PendingEvent>,
     actions: Vec<PendingAction>,
     dirty_seats: Vec<usize>,
+    /// Statements sent to the database for this table since it was loaded (a metric).
+    statements: u64,
 }
 
 impl Table {
@@ -150,6 +155,7 @@ impl Table {
             platform: self.platform.clone(),
             status: self.status,
             version: self.version,
+            loaded_version: self.version,
             last_seq: self.last_seq,
             action_no: self.action_no,
             state: self.state.fork(),
@@ -165,7 +171,13 @@ impl Table {
             events: Vec::new(),
             actions: Vec::new(),
             dirty_seats: Vec::new(),
+            statements: 0,
         }
+    }
+
+    /// Statements this table sent to the database since it was loaded, the load included.
+    pub fn statements(&self) -> u64 {
+        self.statements
     }
 
     pub fn seat_of(&self, user: Uuid) -> Option<SeatNo> {
@@ -257,6 +269,7 @@ impl Table {
         username: &str,
         via: Via,
     ) -> Result<(), ApiError> {
+        self.statements += 2;
         sqlx::query("INSERT INTO match_seats (match_id, seat, user_id) VALUES ($1, $2, $3)")
             .bind(self.id)
             .bind(seat as i32)
@@ -300,6 +313,7 @@ impl Table {
         if started {
             self.escape(conn, seat).await?;
         }
+        self.statements += 1;
         sqlx::query("DELETE FROM match_seats WHERE match_id = $1 AND seat = $2")
             .bind(self.id)
             .bind(seat as i32)

@@ -10,29 +10,7 @@ impl Table {
         outcome: Outcome,
     ) -> Result<(), ApiError> {
         let hand_no = self.hand_no();
-        for e in outcome.events {
-            let visible_to = match e.to {
-                Visibility::All => None,
-                Visibility::Seats(seats) => Some(
-                    seats
-                        .iter()
-                        .filter_map(|&s| {
-                            self.seats
-                                .get(s)
-                                .and_then(|r| r.as_ref())
-                                .map(|r| r.user_id)
-                        })
-                        .collect(),
-                ),
-            };
-            self.events.push(PendingEvent {
-                hand_no,
-                kind: e.kind.to_string(),
-                seat: e.seat.map(|s| s as i32),
-                data: e.data,
-                visible_to,
-            });
-        }
+        self.push_events(hand_no, outcome.events);
         self.move_money(conn, hand_no, &outcome.money).await?;
         if let Some(result) = outcome.hand_end {
             let detail = json!({
@@ -41,6 +19,7 @@ impl Table {
                 "coins": result.coins,
                 "detail": result.detail,
             });
+            self.statements += 1;
             let updated = sqlx::query(
                 "UPDATE hands SET ended_at = now(), result = $3
                   WHERE match_id = $1 AND hand_no = $2 AND ended_at IS NULL",
@@ -72,6 +51,56 @@ impl Table {
         Ok(())
     }
 
+    /// Queues an outcome's events, each visible to everyone or to the users at its seats.
+    pub(super) fn push_events(&mut self, hand_no: i32, events: Vec<games::engine::Event>) {
+        for e in events {
+            let visible_to = match e.to {
+                Visibility::All => None,
+                Visibility::Seats(seats) => Some(
+                    seats
+                        .iter()
+                        .filter_map(|&s| {
+                            self.seats
+                                .get(s)
+                                .and_then(|r| r.as_ref())
+                                .map(|r| r.user_id)
+                        })
+                        .collect(),
+                ),
+            };
+            self.events.push(PendingEvent {
+                hand_no,
+                kind: e.kind.to_string(),
+                seat: e.seat.map(|s| s as i32),
+                data: e.data,
+                visible_to,
+            });
+        }
+    }
+
+    /// `ledger::transfer`, counted.
+    pub(super) async fn transfer(
+        &mut self,
+        conn: &mut PgConnection,
+        meta: &TxMeta,
+        legs: &[(Party, i64)],
+    ) -> Result<(), ApiError> {
+        if ledger::transfer(conn, meta, legs).await?.is_some() {
+            self.statements += 1;
+        }
+        Ok(())
+    }
+
+    /// `ledger::lock_balances`, counted.
+    pub(super) async fn lock_balances(
+        &mut self,
+        conn: &mut PgConnection,
+        users: &[Uuid],
+    ) -> Result<Vec<i64>, ApiError> {
+        self.statements += 1;
+        ledger::lock_balances(conn, users).await
+    }
+
     pub(super) async fn move_money(
         &mut self,
         conn: &mut PgConnection,
@@ -81,21 +110,22 @@ impl Table {
         if money.is_empty() {
             return Ok(());
         }
+        let (id, tournament_id) = (self.id, self.tournament_id);
         let meta = |reason| TxMeta {
             reason,
-            match_id: Some(self.id),
-            tournament_id: self.tournament_id,
+            match_id: Some(id),
+            tournament_id,
             hand_no: Some(hand_no),
             note: None,
         };
-        let escrow = Party::MatchEscrow(self.id);
+        let escrow = Party::MatchEscrow(id);
         let mut settlement = Vec::new();
         let mut penalty = Vec::new();
         for m in money {
             match *m {
                 Money::Stake { seat, amount } => {
                     let user = Party::User(self.user_at(seat)?);
-                    ledger::transfer(
+                    self.transfer(
                         conn,
                         &meta(Reason::Stake),
                         &[(user, -amount), (escrow, amount)],
@@ -112,12 +142,17 @@ impl Table {
                 }
                 Money::Penalty { seat, amount } => {
                     let user = self.user_at(seat)?;
-                    ledger::take_up_to(conn, &meta(Reason::EscapePenalty), user, amount).await?;
+                    let taken =
+                        ledger::take_up_to(conn, &meta(Reason::EscapePenalty), user, amount)
+                            .await?;
+                    self.statements += 1 + u64::from(taken > 0);
                 }
             }
         }
-        ledger::transfer(conn, &meta(Reason::EscapePenalty), &penalty).await?;
-        ledger::transfer(conn, &meta(Reason::HandSettlement), &settlement).await?;
+        self.transfer(conn, &meta(Reason::EscapePenalty), &penalty)
+            .await?;
+        self.transfer(conn, &meta(Reason::HandSettlement), &settlement)
+            .await?;
         Ok(())
     }
 
@@ -133,7 +168,7 @@ impl Table {
             .map(|i| self.seats[i].as_ref().map(|s| s.user_id))
             .collect();
         let present: Vec<Uuid> = users.iter().flatten().copied().collect();
-        let balances = ledger::lock_balances(conn, &present).await?;
+        let balances = self.lock_balances(conn, &present).await?;
         let mut next = balances.iter();
         let wallets: Vec<i64> = users
             .iter()
@@ -158,7 +193,7 @@ impl Table {
             hand_no: Some(hand_no),
             note: None,
         };
-        ledger::transfer(conn, &meta, &legs).await?;
+        self.transfer(conn, &meta, &legs).await?;
         Ok(deltas)
     }
 
@@ -169,7 +204,7 @@ impl Table {
         room: &CoinRoom,
     ) -> Result<bool, ApiError> {
         let users = self.seated_users();
-        let balances = ledger::lock_balances(conn, &users).await?;
+        let balances = self.lock_balances(conn, &users).await?;
         let short: Vec<Uuid> = users
             .iter()
             .zip(&balances)
@@ -201,6 +236,7 @@ impl Table {
                 deltas.push(p);
             }
         }
+        self.statements += 1;
         sqlx::query(
             "WITH d AS (SELECT * FROM unnest($1::uuid[], $2::bigint[]) AS d(user_id, delta)),
                   up AS (INSERT INTO scores (user_id, game, points)

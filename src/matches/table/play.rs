@@ -55,6 +55,60 @@ impl Table {
         Ok(())
     }
 
+    /// A client's action worked out in memory alone, on a copy of this committed table, when
+    /// nothing but the one statement of [`Table::save_over_loaded`] is needed to commit it: a
+    /// table outside tournaments, playing, where the action moves no coins, ends no hand, and
+    /// leaves the hand waiting for seats that are not in 托管 (so `advance` would only set the
+    /// turn's deadline). `None` in every other case, refused actions included: the caller
+    /// takes the transactional path, which answers them as it always has.
+    pub fn act_in_memory(&self, user: Uuid, action: &Value) -> Option<Table> {
+        if self.tournament_id.is_some() || self.status != Status::Playing {
+            return None;
+        }
+        let seat = self.seat_of(user)?;
+        let mut t = self.fork();
+        if action.get("type").and_then(Value::as_str) == Some("resume") {
+            if !t.seat(seat).is_some_and(|s| s.auto) {
+                return None;
+            }
+            t.record("resumed", Some(seat), json!({}));
+        } else {
+            let hand_no = t.hand_no();
+            let outcome = t.state.apply(seat, action, t.ctx()).ok()?;
+            if !outcome.money.is_empty() || outcome.hand_end.is_some() {
+                return None;
+            }
+            t.actions.push(PendingAction {
+                hand_no,
+                seat: seat as i32,
+                kind: ActionKind::Client.as_str(),
+                action: Some(action.clone()),
+                now_ms: t.ctx().now_ms,
+            });
+            t.version += 1;
+            t.push_events(hand_no, outcome.events);
+        }
+        if let Some(s) = t.seats[seat].as_mut()
+            && (s.auto || s.timeouts != 0)
+        {
+            s.auto = false;
+            s.timeouts = 0;
+            t.mark_seat(seat);
+        }
+        // What `advance` does when the hand goes on and waits for seats that are not in 托管.
+        let to_act = t.to_act();
+        if to_act.is_empty()
+            || to_act
+                .iter()
+                .any(|&s| t.seats[s].as_ref().is_none_or(|r| r.auto))
+        {
+            return None;
+        }
+        let turn = t.platform.turn_timeout_secs;
+        t.deadline_at = Some(t.now + secs(t.state.wait_secs(turn)));
+        Some(t)
+    }
+
     /// The sweeper found the deadline passed: every seat still to act plays its automatic
     /// action, and a seat that timed out `TIMEOUTS_TO_AUTO` times in a row enters 托管.
     pub async fn time_out(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
@@ -312,8 +366,9 @@ impl Table {
                 .map(|&u| (Party::User(u), -room.room_fee))
                 .collect();
             legs.push((Party::House, room.room_fee * users.len() as i64));
-            ledger::transfer(conn, &meta, &legs).await?;
+            self.transfer(conn, &meta, &legs).await?;
         }
+        self.statements += 2;
         let rows: Vec<(Uuid, i64, i64)> = sqlx::query_as(
             "SELECT a.user_id, a.balance, COALESCE(s.points, 0)
                FROM accounts a LEFT JOIN scores s ON s.user_id = a.user_id AND s.game = $2

@@ -76,14 +76,16 @@ impl Table {
         // before the wait. `snapshot_version` is the version in that snapshot: when it differs,
         // the row changed while we waited, and a second read (the lock is ours now, so it
         // cannot wait again) sees everything as committed.
-        for _ in 0..2 {
+        for fetched in 1..=2 {
             let row = fetch(conn, id, LOCKED_TAIL).await?;
             let version: i64 = row.try_get(col::VERSION)?;
             if row.try_get::<Option<i64>, _>(col::SNAPSHOT_VERSION)? == Some(version) {
-                return match committed(version) {
-                    Some(t) => Ok(t),
-                    None => Table::from_row(&row),
+                let mut t = match committed(version) {
+                    Some(t) => t,
+                    None => Table::from_row(&row)?,
                 };
+                t.statements = fetched;
+                return Ok(t);
             }
         }
         Err(ApiError::Conflict(
@@ -125,6 +127,7 @@ impl Table {
             platform,
             status: Status::parse(row.try_get(col::STATUS)?),
             version: row.try_get(col::VERSION)?,
+            loaded_version: row.try_get(col::VERSION)?,
             last_seq: row.try_get(col::LAST_SEQ)?,
             action_no: row.try_get(col::ACTION_NO)?,
             state,
@@ -142,12 +145,36 @@ impl Table {
             events: Vec::new(),
             actions: Vec::new(),
             dirty_seats: Vec::new(),
+            statements: 0,
         })
     }
 
-    /// Writes the state, events, actions and seat flags in one statement (one round trip).
-    /// Call once, at the end of the transaction's work.
+    /// Writes the state, events, actions and seat flags in one statement (one round trip),
+    /// over the version the table was loaded at. Call once, at the end of the transaction's
+    /// work: the transaction holds the row lock, so the row cannot have moved, and a row that
+    /// did is an error (nothing is written), never a silent overwrite.
     pub async fn save(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        if self.save_over_loaded(conn, None).await? {
+            return Ok(());
+        }
+        Err(ApiError::Internal(anyhow::anyhow!(
+            "match {}: the row left version {} under this transaction's lock",
+            self.id,
+            self.loaded_version
+        )))
+    }
+
+    /// The one statement of a move (`Runtime`'s fast path, and [`Table::save`]): the match
+    /// row is updated only `WHERE version = loaded_version`, and every other write (events,
+    /// actions, seat flags, the idempotent answer `keyed`) joins that update's result, so when
+    /// the row has moved on nothing at all is written. `false`: the row was no longer at the
+    /// loaded version (another process moved first). The table keeps its changes either way;
+    /// after `false` it must be dropped.
+    pub async fn save_over_loaded(
+        &mut self,
+        conn: &mut PgConnection,
+        keyed: Option<Keyed<'_>>,
+    ) -> Result<bool, sqlx::Error> {
         let first_seq = self.last_seq + 1;
         self.last_seq += self.events.len() as i64;
         let first_action = self.action_no + 1;
@@ -165,12 +192,13 @@ impl Table {
             .map(|e| e.visible_to.as_ref().map(|v| json!(v)))
             .collect();
         let state_text = self.state.save();
-        sqlx::query(
+        let hit: i64 = sqlx::query_scalar(
             "WITH m AS (
                  UPDATE matches SET state = $2, version = $3, last_seq = $4,
                         action_no = $5, status = $6, deadline_at = $7, commitment = $8,
                         last_result = $9, to_act = $26, hand_no = $27, updated_at = now()
-                  WHERE id = $1),
+                  WHERE id = $1 AND version = $28
+              RETURNING id),
              e AS (
                  INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data,
                                            visible_to, at)
@@ -178,18 +206,24 @@ impl Table {
                         CASE WHEN e.vis IS NULL THEN NULL
                              ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
                         $10
-                   FROM unnest($11::bigint[], $12::int[], $13::text[], $14::int[],
-                               $15::jsonb[], $16::jsonb[])
+                   FROM m, unnest($11::bigint[], $12::int[], $13::text[], $14::int[],
+                                  $15::jsonb[], $16::jsonb[])
                         AS e(seq, hand_no, kind, seat, data, vis)),
              a AS (
                  INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-                 SELECT $1, * FROM unnest($17::bigint[], $18::int[], $19::int[], $20::text[],
-                                          $21::jsonb[], $22::bigint[])),
+                 SELECT $1, x.* FROM m, unnest($17::bigint[], $18::int[], $19::int[],
+                                               $20::text[], $21::jsonb[], $22::bigint[])
+                        AS x(n, hand_no, seat, kind, action, now_ms)),
              s AS (
                  UPDATE match_seats ms SET auto = v.auto, timeouts = v.timeouts
-                   FROM unnest($23::int[], $24::bool[], $25::int[]) AS v(seat, auto, timeouts)
-                  WHERE ms.match_id = $1 AND ms.seat = v.seat)
-             SELECT 1",
+                   FROM m, unnest($23::int[], $24::bool[], $25::int[])
+                        AS v(seat, auto, timeouts)
+                  WHERE ms.match_id = m.id AND ms.seat = v.seat),
+             k AS (
+                 INSERT INTO idempotency (user_id, key, request, status, body)
+                 SELECT $29::uuid, $30::text, $31::jsonb, 200, $32::jsonb
+                   FROM m WHERE $30::text IS NOT NULL)
+             SELECT count(*) FROM m",
         )
         .bind(self.id)
         .bind(&state_text)
@@ -243,10 +277,28 @@ impl Table {
                 .collect::<Vec<i32>>(),
         )
         .bind(self.hand_no())
-        .execute(&mut *conn)
+        .bind(self.loaded_version)
+        .bind(keyed.as_ref().map(|k| k.user))
+        .bind(keyed.as_ref().map(|k| k.key))
+        .bind(keyed.as_ref().map(|k| k.request))
+        .bind(keyed.as_ref().map(|k| k.body))
+        .fetch_one(&mut *conn)
         .await?;
-        Ok(())
+        self.statements += 1;
+        if hit == 1 {
+            self.loaded_version = self.version;
+        }
+        Ok(hit == 1)
     }
+}
+
+/// An Idempotency-Key's row written by the move's own statement: the key, the request it
+/// names, and the answer (status 200) to replay.
+pub struct Keyed<'a> {
+    pub user: Uuid,
+    pub key: &'a str,
+    pub request: &'a Value,
+    pub body: &'a Value,
 }
 
 /// What a new match is made of, once validated.

@@ -1,0 +1,343 @@
+//! One statement per move (docs/architecture.md § One move, one statement): a move whose table
+//! is cached at its version is committed by one statement that writes only over that version.
+//! These tests hold it to what the transactional path does: the same rows, one winner when two
+//! processes race, stored answers for retried keys, and 409s (never a second application) when
+//! another process moved first.
+
+use reqwest::StatusCode;
+use serde_json::{Value, json};
+
+use crate::helpers::{
+    Player, TestApp, assert_problem, fixed_shuffle, fresh_database, game_deck, spawn_app_with,
+};
+
+/// A server process on the database `url`, with the fast path on or off.
+async fn process_on(url: &str, fast: bool) -> TestApp {
+    let url = url.to_string();
+    spawn_app_with(move |c| {
+        c.database_url = Some(url);
+        c.fast_moves = fast;
+    })
+    .await
+}
+
+/// A 打炸 table of four whose every hand is shuffled from a fixed seed, for `hands` hands.
+async fn seeded_table(app: &TestApp, hands: u32) -> (String, Vec<Player>) {
+    let mut deck = game_deck("dazha", json!({}));
+    fixed_shuffle(&mut deck, 0x18);
+    let (s, v) = app
+        .post(
+            "/v1/matches",
+            &app.admin_token,
+            json!({"game": "dazha", "seats": 4, "join": false, "deck": deck,
+                   "seed": "18".repeat(32),
+                   "options": {"hands": hands, "turn_timeout_secs": 300}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let mut players = Vec::new();
+    for seat in 0..4 {
+        let p = app.player(&format!("trip{seat}"), 0).await;
+        let (s, v) = app
+            .post(
+                &format!("/v1/matches/{id}/join"),
+                &p.token,
+                json!({"seat": seat}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        players.push(p);
+    }
+    (id, players)
+}
+
+/// The seat to act, its player and the 提示 for it (the action and the version it is for).
+async fn next_move<'a>(app: &TestApp, id: &str, players: &'a [Player]) -> (&'a Player, Value) {
+    let v = app.view(id, &players[0]).await;
+    let seat = v["to_act"][0].as_u64().expect("a seat to act") as usize;
+    let p = &players[seat];
+    let (s, hint) = app.get(&format!("/v1/matches/{id}/hint"), &p.token).await;
+    assert_eq!(s, StatusCode::OK, "{hint}");
+    (p, hint)
+}
+
+async fn post_keyed(
+    app: &TestApp,
+    id: &str,
+    p: &Player,
+    key: &str,
+    body: &Value,
+) -> (StatusCode, Value) {
+    let res = app
+        .client
+        .post(format!("{}/v1/matches/{id}/actions", app.address))
+        .bearer_auth(&p.token)
+        .header("Idempotency-Key", key)
+        .json(body)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status();
+    (status, res.json().await.unwrap())
+}
+
+/// `paiju_moves_total` and `paiju_move_statements_total` of `path` in the process's metrics.
+async fn moves_counted(app: &TestApp, path: &str) -> (u64, u64) {
+    let text = app
+        .client
+        .get(format!("{}/metrics", app.address))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let read = |name: &str| {
+        let prefix = format!("{name}{{path=\"{path}\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .map_or(0, |n| n.trim().parse().unwrap())
+    };
+    (
+        read("paiju_moves_total"),
+        read("paiju_move_statements_total"),
+    )
+}
+
+/// Plays the match to its end with 提示s, every move with its own Idempotency-Key; returns the
+/// moves sent.
+async fn play_out(app: &TestApp, id: &str, players: &[Player]) -> usize {
+    let mut n = 0;
+    while app.view(id, &players[0]).await["status"] != "finished" {
+        assert!(n < 2_000, "the match does not end");
+        let (p, hint) = next_move(app, id, players).await;
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let (s, b) = post_keyed(app, id, p, &format!("move-{n}"), &body).await;
+        assert_eq!(s, StatusCode::OK, "{hint} refused: {b}");
+        n += 1;
+    }
+    n
+}
+
+/// Every row the match wrote, with ids replaced by names so that two databases compare.
+async fn rows_of(app: &TestApp, id: &str) -> Value {
+    let dump: String = sqlx::query_scalar(
+        "SELECT json_build_object(
+           'match', (SELECT json_build_object('version', version, 'last_seq', last_seq,
+                            'action_no', action_no, 'status', status, 'hand_no', hand_no,
+                            'to_act', to_act)
+                       FROM matches WHERE id = $1::uuid),
+           'events', (SELECT json_agg(json_build_object('seq', seq, 'hand_no', hand_no,
+                             'kind', kind, 'seat', seat, 'data', data,
+                             'visible_to', visible_to) ORDER BY seq)
+                        FROM match_events WHERE match_id = $1::uuid),
+           'actions', (SELECT json_agg(json_build_object('n', n, 'hand_no', hand_no,
+                              'seat', seat, 'kind', kind, 'action', action) ORDER BY n)
+                         FROM match_actions WHERE match_id = $1::uuid),
+           'hands', (SELECT json_agg(json_build_object('hand_no', hand_no,
+                            'commitment', commitment, 'result', result,
+                            'ended', ended_at IS NOT NULL) ORDER BY hand_no)
+                       FROM hands WHERE match_id = $1::uuid),
+           'scores', (SELECT json_agg(json_build_object('user', s.user_id, 'game', s.game,
+                             'points', s.points) ORDER BY u.username)
+                        FROM scores s JOIN users u ON u.id = s.user_id),
+           'score_entries', (SELECT json_agg(json_build_object('user', e.user_id,
+                                    'hand_no', e.hand_no, 'delta', e.delta,
+                                    'after', e.points_after) ORDER BY e.hand_no, u.username)
+                               FROM score_entries e JOIN users u ON u.id = e.user_id
+                              WHERE e.match_id = $1::uuid),
+           'keys', (SELECT json_agg(json_build_object('user', k.user_id, 'key', k.key,
+                           'request', k.request, 'status', k.status,
+                           'version', k.body->'version', 'to_act', k.body->'to_act')
+                           ORDER BY k.key)
+                      FROM idempotency k))::text",
+    )
+    .bind(id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    let names: Vec<(String, String)> =
+        sqlx::query_as("SELECT id::text, username FROM users ORDER BY username")
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+    let mut dump = dump.replace(id, "MATCH");
+    for (user, name) in names {
+        dump = dump.replace(&user, &name);
+    }
+    serde_json::from_str(&dump).unwrap()
+}
+
+#[tokio::test]
+async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
+    let fast = process_on(&fresh_database().await, true).await;
+    let slow = process_on(&fresh_database().await, false).await;
+    let (fast_id, fast_players) = seeded_table(&fast, 2).await;
+    let (slow_id, slow_players) = seeded_table(&slow, 2).await;
+    let moves = play_out(&fast, &fast_id, &fast_players).await;
+    assert_eq!(play_out(&slow, &slow_id, &slow_players).await, moves);
+
+    let (a, b) = (
+        rows_of(&fast, &fast_id).await,
+        rows_of(&slow, &slow_id).await,
+    );
+    assert_eq!(a, b);
+    // Both hands ended and were settled once each (积分 per seat per hand), the second was
+    // dealt after the first, and every move left its stored answer.
+    let hands = a["hands"].as_array().unwrap();
+    assert_eq!(hands.len(), 2, "{a}");
+    assert!(hands.iter().all(|h| h["ended"] == true), "{a}");
+    assert_eq!(a["score_entries"].as_array().unwrap().len(), 8, "{a}");
+    assert_eq!(a["keys"].as_array().unwrap().len(), moves);
+    assert_eq!(a["match"]["status"], "finished");
+
+    // The fast process sent one statement per fast move, and left the move that ended the
+    // first hand (which dealt the second, ended at its deal by 摊牌, and finished the match)
+    // to the transaction; the other process sent no move down the fast path.
+    let (fast_moves, fast_statements) = moves_counted(&fast, "fast").await;
+    let (tx_moves, tx_statements) = moves_counted(&fast, "transaction").await;
+    assert_eq!(fast_moves + tx_moves, moves as u64);
+    assert_eq!(fast_statements, fast_moves);
+    assert!(
+        fast_moves > tx_moves,
+        "fast {fast_moves}, transaction {tx_moves}"
+    );
+    assert!(tx_moves >= 1, "fast {fast_moves}, transaction {tx_moves}");
+    assert!(tx_statements >= 4 * tx_moves);
+    assert_eq!(moves_counted(&slow, "fast").await, (0, 0));
+    let (slow_moves, slow_statements) = moves_counted(&slow, "transaction").await;
+    assert_eq!(slow_moves, moves as u64);
+    // BEGIN, key, load, save, answer, COMMIT at least.
+    assert!(slow_statements >= 6 * slow_moves);
+    fast.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn two_processes_racing_the_same_move_apply_it_once() {
+    let url = fresh_database().await;
+    let a = process_on(&url, true).await;
+    let b = process_on(&url, true).await;
+    let (id, players) = seeded_table(&a, 1).await;
+    let rounds = 12;
+    for _ in 0..rounds {
+        let (p, hint) = next_move(&a, &id, &players).await;
+        // Both processes hold the table at this version.
+        assert_eq!(b.view(&id, p).await["version"], hint["version"]);
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let path = format!("/v1/matches/{id}/actions");
+        let ((sa, va), (sb, vb)) = tokio::join!(
+            a.post(&path, &p.token, body.clone()),
+            b.post(&path, &p.token, body.clone())
+        );
+        let (won, lost, lost_status) = match (sa, sb) {
+            (StatusCode::OK, _) => (va, vb, sb),
+            (_, StatusCode::OK) => (vb, va, sa),
+            _ => panic!("neither process applied {body}: {va} / {vb}"),
+        };
+        assert_problem(lost_status, &lost, StatusCode::CONFLICT, "version_conflict");
+        assert_eq!(lost["view"]["version"], won["version"], "{lost}");
+    }
+    let (actions, events, last_seq, version): (i64, i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM match_actions WHERE match_id = m.id),
+                (SELECT count(*) FROM match_events WHERE match_id = m.id),
+                m.last_seq, m.version
+           FROM matches m WHERE m.id = $1::uuid",
+    )
+    .bind(&id)
+    .fetch_one(&a.pool)
+    .await
+    .unwrap();
+    assert_eq!(actions, rounds);
+    assert_eq!(events, last_seq);
+    assert_eq!(a.view(&id, &players[0]).await["version"], version);
+    // Every winner was a fast move: a race costs the loser, never a double application.
+    let fast_moves = moves_counted(&a, "fast").await.0 + moves_counted(&b, "fast").await.0;
+    assert_eq!(fast_moves, rounds as u64);
+}
+
+#[tokio::test]
+async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
+    let url = fresh_database().await;
+    let a = process_on(&url, true).await;
+    let b = process_on(&url, true).await;
+    let (id, players) = seeded_table(&a, 1).await;
+    let (p, hint) = next_move(&a, &id, &players).await;
+    let v = hint["version"].as_i64().unwrap();
+    assert_eq!(b.view(&id, p).await["version"], v);
+    let body = json!({"version": v, "action": hint["action"]});
+    let path = format!("/v1/matches/{id}/actions");
+    let (s, moved) = b.post(&path, &p.token, body.clone()).await;
+    assert_eq!(s, StatusCode::OK, "{moved}");
+    let before = rows_of(&a, &id).await;
+
+    // `a` still holds version v: its one statement finds the row moved on.
+    let (s, refused) = a.post(&path, &p.token, body).await;
+    assert_problem(s, &refused, StatusCode::CONFLICT, "version_conflict");
+    assert_eq!(refused["view"]["version"], moved["version"]);
+    assert_eq!(rows_of(&a, &id).await, before);
+    assert_eq!(moves_counted(&a, "fast").await, (0, 0));
+    assert_eq!(moves_counted(&a, "transaction").await, (0, 0));
+
+    // The next move through `a` reads the new version and goes fast again.
+    let (p, hint) = next_move(&a, &id, &players).await;
+    let (s, b2) = a
+        .post(
+            &path,
+            &p.token,
+            json!({"version": hint["version"], "action": hint["action"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b2}");
+    assert_eq!(moves_counted(&a, "fast").await, (1, 1));
+}
+
+#[tokio::test]
+async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
+    let url = fresh_database().await;
+    let a = process_on(&url, true).await;
+    let b = process_on(&url, true).await;
+    let (id, players) = seeded_table(&a, 1).await;
+    let (p, hint) = next_move(&a, &id, &players).await;
+    assert_eq!(b.view(&id, p).await["version"], hint["version"]);
+    let body = json!({"version": hint["version"], "action": hint["action"]});
+    let (s, first) = post_keyed(&a, &id, p, "retry-me", &body).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    assert_eq!(moves_counted(&a, "fast").await, (1, 1));
+    let before = rows_of(&a, &id).await;
+
+    // From the process that moved, and from the one whose cache still holds the old version.
+    for app in [&a, &b] {
+        let (s, again) = post_keyed(app, &id, p, "retry-me", &body).await;
+        assert_eq!(s, StatusCode::OK, "{again}");
+        assert_eq!(again, first);
+    }
+    assert_eq!(rows_of(&a, &id).await, before);
+
+    // The same player's same key for their next move (at the current version, so the fast
+    // statement runs and meets the key's row): refused, and nothing of that move is written.
+    let keyed_player = p.id;
+    let (p, hint) = loop {
+        let (q, hint) = next_move(&a, &id, &players).await;
+        if q.id == keyed_player {
+            break (q, hint);
+        }
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let (s, b) = a
+            .post(&format!("/v1/matches/{id}/actions"), &q.token, body)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+    };
+    let before = rows_of(&a, &id).await;
+    let fast_before = moves_counted(&a, "fast").await;
+    let other = json!({"version": hint["version"], "action": hint["action"]});
+    let (s, refused) = post_keyed(&a, &id, p, "retry-me", &other).await;
+    assert_problem(
+        s,
+        &refused,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "validation_failed",
+    );
+    assert_eq!(rows_of(&a, &id).await, before);
+    assert_eq!(moves_counted(&a, "fast").await, fast_before);
+}
