@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The web client in a real browser (docs/web-client.md § Browser test): Debian's chromium,
 # driven by playwright-core from npm (tests/browser/), plays a hand of 扯旋 and a hand of 打炸
-# through the pages of a live paiju and saves screenshots to docs/screenshots/.
+# through the pages of a live paiju and saves screenshots of the lobby and each game.
 #
-#   scripts/browser_test.sh
+#   scripts/browser_test.sh                      screenshots to target/screenshots/
+#   SCREENSHOTS=docs/screenshots scripts/browser_test.sh   refresh the README's screenshots
 #
 # Installs what is missing (chromium and a CJK font from Debian, node and npm from Debian,
 # playwright-core with `npm ci`), builds the server, starts it on a free port against a fresh
@@ -70,7 +71,9 @@ done
 curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { echo "the server did not answer /healthz in 2 minutes" >&2; exit 1; }
 
 status=0
-PAIJU_URL="http://127.0.0.1:$port" PAIJU_ADMIN="$admin" SCREENSHOTS="$PWD/docs/screenshots" \
+shots=$(realpath -m "${SCREENSHOTS:-target/screenshots}")
+mkdir -p "$shots"
+PAIJU_URL="http://127.0.0.1:$port" PAIJU_ADMIN="$admin" SCREENSHOTS="$shots" \
   timeout 600 node tests/browser/play.test.mjs || status=$?
 if [ "$status" -ne 0 ]; then
   echo "the browser test failed (exit $status); server log: $log" >&2

@@ -1,7 +1,8 @@
 // Plays the web client in a real browser (Debian's chromium through playwright-core): two
 // players register through the page, play a hand of 扯旋 and a hand of 打炸 (with two bots)
 // to the end by clicking the table's buttons, and look at the replay. Screenshots go to
-// docs/screenshots/. Run by scripts/browser_test.sh, which starts the server.
+// $SCREENSHOTS (target/screenshots/ unless told). Run by scripts/browser_test.sh, which
+// starts the server.
 //
 // Environment: PAIJU_URL (the server), PAIJU_ADMIN (user:password, to grant coins for 扯旋's
 // buy-in), SCREENSHOTS (folder). playwright starts chromium with a fresh temporary
