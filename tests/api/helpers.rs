@@ -486,6 +486,12 @@ impl TestApp {
             .await;
         assert_eq!(s, StatusCode::CREATED, "{v}");
         let id = v["id"].as_str().unwrap().to_string();
+        let players = self.seat_players(&id, prefix, n).await;
+        (id, players)
+    }
+
+    /// New players `prefix0`, `prefix1`, … take seats 0 to `n - 1` of match `id` in order.
+    pub async fn seat_players(&self, id: &str, prefix: &str, n: usize) -> Vec<Player> {
         let mut players = Vec::new();
         for seat in 0..n {
             let p = self.player(&format!("{prefix}{seat}"), 0).await;
@@ -499,7 +505,7 @@ impl TestApp {
             assert_eq!(s, StatusCode::OK, "{v}");
             players.push(p);
         }
-        (id, players)
+        players
     }
 
     /// Every event of the match as `p` may see it, in order (all pages).

@@ -36,19 +36,7 @@ async fn seeded_table(app: &TestApp, hands: u32) -> (String, Vec<Player>) {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    let mut players = Vec::new();
-    for seat in 0..4 {
-        let p = app.player(&format!("trip{seat}"), 0).await;
-        let (s, v) = app
-            .post(
-                &format!("/v1/matches/{id}/join"),
-                &p.token,
-                json!({"seat": seat}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        players.push(p);
-    }
+    let players = app.seat_players(&id, "trip", 4).await;
     (id, players)
 }
 
