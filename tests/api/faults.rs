@@ -11,7 +11,7 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    ADMIN, Player, TestApp, free_port, fresh_database, server_log, spawn_server,
+    ADMIN, Player, TestApp, free_port, fresh_database, moves_counted, server_log, spawn_server,
     spawn_server_logging, wait_healthy,
 };
 
@@ -192,21 +192,9 @@ async fn two_processes_and_a_kill_lose_no_acknowledged_move() {
     // Both ways of committing a move were under that load (the process never killed counts
     // them): one-statement moves on the cached table, and transactions (hand ends, stakes,
     // moves after the other process moved).
-    let metrics = app
-        .client
-        .get(format!("{}/metrics", urls[0]))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
     for path in ["fast", "transaction"] {
-        let moves: u64 = metrics
-            .lines()
-            .find_map(|l| l.strip_prefix(&format!("paiju_moves_total{{path=\"{path}\"}} ")))
-            .map_or(0, |n| n.trim().parse().unwrap());
-        assert!(moves > 0, "no {path} moves in process 1:\n{metrics}");
+        let (moves, _) = moves_counted(&app.client, &urls[0], path).await;
+        assert!(moves > 0, "no {path} moves in process 1");
     }
     for mut s in servers {
         s.kill().ok();

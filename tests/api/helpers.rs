@@ -809,3 +809,26 @@ impl TestApp {
         v
     }
 }
+
+/// `paiju_moves_total` and `paiju_move_statements_total` of `path` (`fast` or `transaction`)
+/// in the metrics of the server at `base`.
+pub async fn moves_counted(client: &reqwest::Client, base: &str, path: &str) -> (u64, u64) {
+    let text = client
+        .get(format!("{base}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    let read = |name: &str| {
+        let prefix = format!("{name}{{path=\"{path}\"}} ");
+        text.lines()
+            .find_map(|l| l.strip_prefix(prefix.as_str()))
+            .map_or(0, |n| n.trim().parse().unwrap())
+    };
+    (
+        read("paiju_moves_total"),
+        read("paiju_move_statements_total"),
+    )
+}

@@ -8,7 +8,8 @@ use reqwest::StatusCode;
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    Player, TestApp, assert_problem, fixed_shuffle, fresh_database, game_deck, spawn_app_with,
+    Player, TestApp, assert_problem, fixed_shuffle, fresh_database, game_deck, moves_counted,
+    spawn_app_with,
 };
 
 /// A server process on the database `url`, with the fast path on or off.
@@ -68,29 +69,6 @@ async fn post_keyed(
         .unwrap();
     let status = res.status();
     (status, res.json().await.unwrap())
-}
-
-/// `paiju_moves_total` and `paiju_move_statements_total` of `path` in the process's metrics.
-async fn moves_counted(app: &TestApp, path: &str) -> (u64, u64) {
-    let text = app
-        .client
-        .get(format!("{}/metrics", app.address))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
-    let read = |name: &str| {
-        let prefix = format!("{name}{{path=\"{path}\"}} ");
-        text.lines()
-            .find_map(|l| l.strip_prefix(prefix.as_str()))
-            .map_or(0, |n| n.trim().parse().unwrap())
-    };
-    (
-        read("paiju_moves_total"),
-        read("paiju_move_statements_total"),
-    )
 }
 
 /// Plays the match to its end with 提示s, every move with its own Idempotency-Key; returns the
@@ -183,8 +161,8 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     // The fast process sent one statement per fast move, and left the move that ended the
     // first hand (which dealt the second, ended at its deal by 摊牌, and finished the match)
     // to the transaction; the other process sent no move down the fast path.
-    let (fast_moves, fast_statements) = moves_counted(&fast, "fast").await;
-    let (tx_moves, tx_statements) = moves_counted(&fast, "transaction").await;
+    let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
+    let (tx_moves, tx_statements) = moves_counted(&fast.client, &fast.address, "transaction").await;
     assert_eq!(fast_moves + tx_moves, moves as u64);
     assert_eq!(fast_statements, fast_moves);
     assert!(
@@ -193,8 +171,12 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     );
     assert!(tx_moves >= 1, "fast {fast_moves}, transaction {tx_moves}");
     assert!(tx_statements >= 4 * tx_moves);
-    assert_eq!(moves_counted(&slow, "fast").await, (0, 0));
-    let (slow_moves, slow_statements) = moves_counted(&slow, "transaction").await;
+    assert_eq!(
+        moves_counted(&slow.client, &slow.address, "fast").await,
+        (0, 0)
+    );
+    let (slow_moves, slow_statements) =
+        moves_counted(&slow.client, &slow.address, "transaction").await;
     assert_eq!(slow_moves, moves as u64);
     // BEGIN, key, load, save, answer, COMMIT at least.
     assert!(slow_statements >= 6 * slow_moves);
@@ -240,7 +222,8 @@ async fn two_processes_racing_the_same_move_apply_it_once() {
     assert_eq!(events, last_seq);
     assert_eq!(a.view(&id, &players[0]).await["version"], version);
     // Every winner was a fast move: a race costs the loser, never a double application.
-    let fast_moves = moves_counted(&a, "fast").await.0 + moves_counted(&b, "fast").await.0;
+    let fast_moves = moves_counted(&a.client, &a.address, "fast").await.0
+        + moves_counted(&b.client, &b.address, "fast").await.0;
     assert_eq!(fast_moves, rounds as u64);
 }
 
@@ -264,8 +247,11 @@ async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
     assert_problem(s, &refused, StatusCode::CONFLICT, "version_conflict");
     assert_eq!(refused["view"]["version"], moved["version"]);
     assert_eq!(rows_of(&a, &id).await, before);
-    assert_eq!(moves_counted(&a, "fast").await, (0, 0));
-    assert_eq!(moves_counted(&a, "transaction").await, (0, 0));
+    assert_eq!(moves_counted(&a.client, &a.address, "fast").await, (0, 0));
+    assert_eq!(
+        moves_counted(&a.client, &a.address, "transaction").await,
+        (0, 0)
+    );
 
     // The next move through `a` reads the new version and goes fast again.
     let (p, hint) = next_move(&a, &id, &players).await;
@@ -277,7 +263,7 @@ async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{b2}");
-    assert_eq!(moves_counted(&a, "fast").await, (1, 1));
+    assert_eq!(moves_counted(&a.client, &a.address, "fast").await, (1, 1));
 }
 
 #[tokio::test]
@@ -291,7 +277,7 @@ async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
     let body = json!({"version": hint["version"], "action": hint["action"]});
     let (s, first) = post_keyed(&a, &id, p, "retry-me", &body).await;
     assert_eq!(s, StatusCode::OK, "{first}");
-    assert_eq!(moves_counted(&a, "fast").await, (1, 1));
+    assert_eq!(moves_counted(&a.client, &a.address, "fast").await, (1, 1));
     let before = rows_of(&a, &id).await;
 
     // From the process that moved, and from the one whose cache still holds the old version.
@@ -317,7 +303,7 @@ async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
         assert_eq!(s, StatusCode::OK, "{b}");
     };
     let before = rows_of(&a, &id).await;
-    let fast_before = moves_counted(&a, "fast").await;
+    let fast_before = moves_counted(&a.client, &a.address, "fast").await;
     let other = json!({"version": hint["version"], "action": hint["action"]});
     let (s, refused) = post_keyed(&a, &id, p, "retry-me", &other).await;
     assert_problem(
@@ -327,5 +313,8 @@ async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
         "validation_failed",
     );
     assert_eq!(rows_of(&a, &id).await, before);
-    assert_eq!(moves_counted(&a, "fast").await, fast_before);
+    assert_eq!(
+        moves_counted(&a.client, &a.address, "fast").await,
+        fast_before
+    );
 }
