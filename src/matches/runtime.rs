@@ -203,14 +203,21 @@ impl Runtime {
             return Ok(declined);
         };
         let view = t.view(Some(user.id));
-        let request = json!({ "match_id": id, "request": req });
-        let body = serde_json::to_value(&view)
-            .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))?;
-        let keyed = idempotency_key.map(|key| Keyed {
+        // The key's row (the request and its answer) only for a keyed move: a plain one does
+        // not pay for turning the view into a JSON value.
+        let stored = match idempotency_key {
+            Some(key) => {
+                let body = serde_json::to_value(&view)
+                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))?;
+                Some((key, json!({ "match_id": id, "request": req }), body))
+            }
+            None => None,
+        };
+        let keyed = stored.as_ref().map(|(key, request, body)| Keyed {
             user: user.id,
             key,
-            request: &request,
-            body: &body,
+            request,
+            body,
         });
         let mut conn = self.conns.acquire().await?;
         let saved = t.save_over_loaded(&mut conn, keyed).await;
