@@ -35,16 +35,28 @@ impl Table {
         seat: SeatNo,
         action: Value,
     ) -> Result<(), ApiError> {
-        if action.get("type").and_then(Value::as_str) == Some("resume") {
-            if !self.seat(seat).is_some_and(|s| s.auto) {
-                return Err(ApiError::Illegal(
-                    "resume ends automatic play (托管), and your seat is not in it".into(),
-                ));
-            }
-            self.record("resumed", Some(seat), json!({}));
+        if is_resume(&action) {
+            self.resume(seat)?;
         } else {
             self.apply(conn, seat, action, ActionKind::Client).await?;
         }
+        self.seat_acted(seat);
+        Ok(())
+    }
+
+    /// `resume`: ends the seat's 托管; refused when it is not in it.
+    fn resume(&mut self, seat: SeatNo) -> Result<(), ApiError> {
+        if !self.seat(seat).is_some_and(|s| s.auto) {
+            return Err(ApiError::Illegal(
+                "resume ends automatic play (托管), and your seat is not in it".into(),
+            ));
+        }
+        self.record("resumed", Some(seat), json!({}));
+        Ok(())
+    }
+
+    /// The seat's player acted: its 托管 and its count of timeouts in a row end.
+    fn seat_acted(&mut self, seat: SeatNo) {
         if let Some(s) = self.seats[seat].as_mut()
             && (s.auto || s.timeouts != 0)
         {
@@ -52,7 +64,24 @@ impl Table {
             s.timeouts = 0;
             self.mark_seat(seat);
         }
-        Ok(())
+    }
+
+    /// Logs the action of `seat` that makes the next version.
+    fn log_action(
+        &mut self,
+        hand_no: i32,
+        seat: SeatNo,
+        kind: &'static str,
+        action: Option<Value>,
+    ) {
+        self.actions.push(PendingAction {
+            hand_no,
+            seat: seat as i32,
+            kind,
+            action,
+            now_ms: self.ctx().now_ms,
+        });
+        self.version += 1;
     }
 
     /// A client's action worked out in memory alone, on a copy of this committed table, when
@@ -67,34 +96,23 @@ impl Table {
         }
         let seat = self.seat_of(user)?;
         let mut t = self.fork();
-        if action.get("type").and_then(Value::as_str) == Some("resume") {
-            if !t.seat(seat).is_some_and(|s| s.auto) {
-                return None;
-            }
-            t.record("resumed", Some(seat), json!({}));
+        if is_resume(action) {
+            t.resume(seat).ok()?;
         } else {
             let hand_no = t.hand_no();
             let outcome = t.state.apply(seat, action, t.ctx()).ok()?;
             if !outcome.money.is_empty() || outcome.hand_end.is_some() {
                 return None;
             }
-            t.actions.push(PendingAction {
+            t.log_action(
                 hand_no,
-                seat: seat as i32,
-                kind: ActionKind::Client.as_str(),
-                action: Some(action.clone()),
-                now_ms: t.ctx().now_ms,
-            });
-            t.version += 1;
+                seat,
+                ActionKind::Client.as_str(),
+                Some(action.clone()),
+            );
             t.push_events(hand_no, outcome.events);
         }
-        if let Some(s) = t.seats[seat].as_mut()
-            && (s.auto || s.timeouts != 0)
-        {
-            s.auto = false;
-            s.timeouts = 0;
-            t.mark_seat(seat);
-        }
+        t.seat_acted(seat);
         // What `advance` does when the hand goes on and waits for seats that are not in 托管.
         let to_act = t.to_act();
         if to_act.is_empty()
@@ -153,14 +171,7 @@ impl Table {
     ) -> Result<(), ApiError> {
         let hand_no = self.hand_no();
         let outcome = self.state.apply(seat, &action, self.ctx())?;
-        self.actions.push(PendingAction {
-            hand_no,
-            seat: seat as i32,
-            kind: kind.as_str(),
-            action: Some(action),
-            now_ms: self.ctx().now_ms,
-        });
-        self.version += 1;
+        self.log_action(hand_no, seat, kind.as_str(), Some(action));
         self.carry_out(conn, outcome).await
     }
 
@@ -172,14 +183,7 @@ impl Table {
     ) -> Result<(), ApiError> {
         let hand_no = self.hand_no();
         let outcome = self.state.leave(seat, self.ctx());
-        self.actions.push(PendingAction {
-            hand_no,
-            seat: seat as i32,
-            kind: "leave",
-            action: None,
-            now_ms: self.ctx().now_ms,
-        });
-        self.version += 1;
+        self.log_action(hand_no, seat, "leave", None);
         self.carry_out(conn, outcome).await
     }
 
@@ -423,4 +427,9 @@ impl Table {
         );
         self.carry_out(conn, outcome).await
     }
+}
+
+/// Whether a client's action is `resume` (the platform's, not the game's).
+fn is_resume(action: &Value) -> bool {
+    action.get("type").and_then(Value::as_str) == Some("resume")
 }
