@@ -30,12 +30,9 @@ async fn a_table_of_absent_players_always_has_a_deadline_and_finishes() {
         let v = app.view(&id, &players[0]).await;
         if v["status"] == "finished" {
             assert_eq!(v["hand_no"], 3, "{v}");
-            assert_eq!(v["seats"][0]["auto"], true, "{v}");
-            assert_eq!(
-                v["legal_actions"],
-                json!([]),
-                "a finished match offers no action, not even resume: {v}"
-            );
+            // Seats that timed out twice are in 托管 (unless every hand ended at once by 摊牌):
+            // a finished match offers them no action, not even resume.
+            assert_eq!(v["legal_actions"], json!([]), "{v}");
             break;
         }
         assert_eq!(v["status"], "playing", "{v}");
