@@ -35,6 +35,11 @@ pub struct Config {
     /// (`PAIJU_FAST_MOVES`, default 1; 0 sends every move through the transactional path,
     /// for comparisons and as a switch).
     pub fast_moves: bool,
+    /// Group commit of fast moves (src/matches/commit.rs): at most `PAIJU_COMMIT_LANES`
+    /// statements in flight per process (default 2), each carrying at most
+    /// `PAIJU_COMMIT_BATCH` moves of different matches (default 64; 1: one statement per move).
+    pub commit_lanes: usize,
+    pub commit_batch: usize,
     /// Register and login attempts allowed per client address per minute (`PAIJU_AUTH_PER_MIN`,
     /// default 30; the burst is the same number).
     pub auth_per_minute: u32,
@@ -128,6 +133,8 @@ impl Config {
                 n => n as usize,
             },
             fast_moves: num("PAIJU_FAST_MOVES", 1)? != 0,
+            commit_lanes: num("PAIJU_COMMIT_LANES", 2)?.clamp(1, 64) as usize,
+            commit_batch: num("PAIJU_COMMIT_BATCH", 64)?.clamp(1, 1024) as usize,
             auth_per_minute: num("PAIJU_AUTH_PER_MIN", 30)?.clamp(1, u32::MAX as u64) as u32,
             trusted_proxies: var("PAIJU_TRUSTED_PROXIES")
                 .map(|v| {

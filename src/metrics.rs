@@ -205,6 +205,14 @@ impl MoveCounters {
             .with_label_values(&[path.as_str()])
             .inc_by(statements);
     }
+
+    /// Statements sent for moves counted apart from them (a group commit's statement carries
+    /// several moves).
+    pub fn statements(&self, path: MovePath, statements: u64) {
+        self.statements
+            .with_label_values(&[path.as_str()])
+            .inc_by(statements);
+    }
 }
 
 fn method_label(m: &Method) -> &'static str {

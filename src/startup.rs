@@ -100,6 +100,7 @@ impl Application {
             pool.clone(),
             config.db_pool,
             config.fast_moves,
+            (config.commit_lanes, config.commit_batch),
         ));
         let (stop, stop_rx) = watch::channel(false);
         let background = vec![

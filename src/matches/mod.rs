@@ -3,6 +3,7 @@
 
 pub mod autoplay;
 mod cache;
+mod commit;
 mod gate;
 pub mod lists;
 pub mod lobby;

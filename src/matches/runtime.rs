@@ -4,6 +4,7 @@
 //! - `tables`: the newest committed table of each match, parsed (`cache`);
 //! - `gates`: one move at a time per match in this process (`gate`);
 //! - `conns`: the moves' own connections (`db::MoveConns`);
+//! - `committer`: the group commit of fast moves (`commit`);
 //! - `counters`: applied moves and their statements by path (`/metrics`).
 //!
 //! Nothing here is needed for correctness across processes (the row lock and the version
@@ -12,8 +13,8 @@
 //!
 //! A move whose table is cached at the version it was sent at is first worked out in memory
 //! (`Table::act_in_memory`); when its outcome needs nothing but one statement, that statement
-//! commits it over the cached version (`Table::save_over_loaded`), without `BEGIN`, lock or
-//! `COMMIT`. Everything else, and a fast move that found the row moved on, takes the
+//! commits it over the cached version (`table::save_many`), without `BEGIN`, lock or
+//! `COMMIT`, shared with the other fast moves ready at the same time (`commit`). Everything else, and a fast move that found the row moved on, takes the
 //! transactional path (docs/architecture.md § One move, one statement).
 
 use std::sync::Arc;
@@ -26,6 +27,7 @@ use uuid::Uuid;
 
 use super::ActionRequest;
 use super::cache::Tables;
+use super::commit::Committer;
 use super::gate::Gates;
 use super::notify::{self, Hub};
 use super::table::{Keyed, Status, Table};
@@ -45,7 +47,8 @@ pub struct Runtime {
     hub: Hub,
     tables: Tables,
     gates: Gates,
-    conns: MoveConns,
+    conns: Arc<MoveConns>,
+    committer: Committer,
     /// Woken whenever a move stores its committed table.
     stored: Notify,
     counters: MoveCounters,
@@ -57,9 +60,8 @@ pub struct Runtime {
 enum Fast {
     /// Committed by its one statement: the caller's view.
     Done(View),
-    /// Not for the fast path, or the row had moved on: the transactional path decides, after
-    /// `statements` sent here.
-    NeedsTransaction { statements: u64 },
+    /// Not for the fast path, or the row had moved on: the transactional path decides.
+    NeedsTransaction,
 }
 
 enum Acted {
@@ -71,16 +73,21 @@ enum Acted {
 
 impl Runtime {
     /// A runtime whose moves use at most `move_conns` connections of their own, and take the
-    /// fast path when `fast`.
-    pub fn new(pool: PgPool, move_conns: u32, fast: bool) -> Runtime {
+    /// fast path when `fast`, committed by at most `commit_lanes` statements at a time of at
+    /// most `commit_batch` moves each.
+    pub fn new(pool: PgPool, move_conns: u32, fast: bool, commit: (usize, usize)) -> Runtime {
+        let conns = Arc::new(MoveConns::new(pool.clone(), move_conns));
+        let counters = MoveCounters::default();
+        let (lanes, batch) = commit;
         Runtime {
-            conns: MoveConns::new(pool.clone(), move_conns),
+            committer: Committer::new(conns.clone(), counters.clone(), lanes, batch),
+            conns,
             pool,
             hub: Hub::default(),
             tables: Tables::default(),
             gates: Gates::default(),
             stored: Notify::new(),
-            counters: MoveCounters::default(),
+            counters,
             fast,
         }
     }
@@ -133,13 +140,12 @@ impl Runtime {
         if idempotency_key.is_none() {
             self.refuse_if_surely_stale(user, id, req.version)?;
         }
-        let tried = match self
+        if let Fast::Done(view) = self
             .act_fast(user, id, &req, idempotency_key.as_deref())
             .await?
         {
-            Fast::Done(view) => return Ok(view),
-            Fast::NeedsTransaction { statements } => statements,
-        };
+            return Ok(view);
+        }
         let keyed = idempotency_key.is_some();
         let mut conn = self.conns.acquire().await?;
         let mut tx = conn.begin().await?;
@@ -158,9 +164,9 @@ impl Runtime {
         match acted {
             Acted::Applied(t, view) => {
                 // BEGIN and COMMIT, the key's claim and answer, the tournament's escape check,
-                // and what the table sent (its load and save included).
-                let around =
-                    2 + 2 * u64::from(keyed) + u64::from(t.tournament_id().is_some()) + tried;
+                // and what the table sent (its load and save included). A fast attempt's
+                // statement was counted by the committer.
+                let around = 2 + 2 * u64::from(keyed) + u64::from(t.tournament_id().is_some());
                 self.counters
                     .count(MovePath::Transaction, around + t.statements());
                 self.publish(*t);
@@ -192,51 +198,43 @@ impl Runtime {
         req: &ActionRequest,
         idempotency_key: Option<&str>,
     ) -> ApiResult<Fast> {
-        let declined = Fast::NeedsTransaction { statements: 0 };
+        let declined = Fast::NeedsTransaction;
         if !self.fast {
             return Ok(declined);
         }
         let Some(cached) = self.tables.exactly(id, req.version) else {
             return Ok(declined);
         };
-        let Some(mut t) = cached.act_in_memory(user.id, &req.action) else {
+        let Some(t) = cached.act_in_memory(user.id, &req.action) else {
             return Ok(declined);
         };
         let view = t.view(Some(user.id));
         // The key's row (the request and its answer) only for a keyed move: a plain one does
         // not pay for turning the view into a JSON value.
-        let stored = match idempotency_key {
-            Some(key) => {
-                let body = serde_json::to_value(&view)
-                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))?;
-                Some((key, json!({ "match_id": id, "request": req }), body))
-            }
+        let keyed = match idempotency_key {
+            Some(key) => Some(Keyed {
+                user: user.id,
+                key: key.to_owned(),
+                request: json!({ "match_id": id, "request": req }),
+                body: serde_json::to_value(&view)
+                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))?,
+            }),
             None => None,
         };
-        let keyed = stored.as_ref().map(|(key, request, body)| Keyed {
-            user: user.id,
-            key,
-            request,
-            body,
-        });
-        let mut conn = self.conns.acquire().await?;
-        let saved = t.save_over_loaded(&mut conn, keyed).await;
-        let hit = match saved {
-            Ok(hit) => hit,
+        // The committer counts the statements it sends (one may carry several moves); a move
+        // that missed here is counted with its transaction, without them.
+        let (t, hit) = match self.committer.save(t, keyed).await {
+            Ok(saved) => saved,
             // The key's row exists: a retry (or a reuse) of the key, which the transactional
             // path answers. The failed statement wrote nothing.
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => {
-                conn.release();
-                return Ok(Fast::NeedsTransaction { statements: 1 });
-            }
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Ok(declined),
             Err(e) => return Err(e.into()),
         };
-        conn.release();
         if !hit {
             self.tables.forget(id, req.version);
-            return Ok(Fast::NeedsTransaction { statements: 1 });
+            return Ok(declined);
         }
-        self.counters.count(MovePath::Fast, t.statements());
+        self.counters.count(MovePath::Fast, 0);
         self.publish(t);
         Ok(Fast::Done(view))
     }

@@ -231,6 +231,8 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
         bot_coins: 2000,
         workers: 2,
         fast_moves: true,
+        commit_lanes: 2,
+        commit_batch: 64,
     };
     let application = Application::build(config).await.unwrap();
     let address = format!("http://127.0.0.1:{}", application.port());

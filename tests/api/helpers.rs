@@ -115,6 +115,8 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         bot_coins: 2000,
         workers: 2,
         fast_moves: true,
+        commit_lanes: 2,
+        commit_batch: 64,
     };
     configure(&mut config);
     let app = Application::build(config).await.expect("building the app");

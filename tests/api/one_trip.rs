@@ -2,8 +2,12 @@
 //! is cached at its version is committed by one statement that writes only over that version.
 //! These tests hold it to what the transactional path does: the same rows, one winner when two
 //! processes race, stored answers for retried keys, and 409s (never a second application) when
-//! another process moved first.
+//! another process moved first. Fast moves of different tables ready at once share a statement
+//! (group commit): that writes what one statement per move writes, and a table whose row moved
+//! on, or a statement that fails, costs the other moves nothing.
 
+use futures_util::future::join_all;
+use paiju::matches::table::{Keyed, Table, save_many};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -22,8 +26,9 @@ async fn process_on(url: &str, fast: bool) -> TestApp {
     .await
 }
 
-/// A 打炸 table of four whose every hand is shuffled from a fixed seed, for `hands` hands.
-async fn seeded_table(app: &TestApp, hands: u32) -> (String, Vec<Player>) {
+/// A 打炸 table of four whose every hand is shuffled from a fixed seed, for `hands` hands,
+/// seating players named `{prefix}0`…`{prefix}3`.
+async fn seeded_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<Player>) {
     let mut deck = game_deck("dazha", json!({}));
     fixed_shuffle(&mut deck, 0x18);
     let (s, v) = app
@@ -37,7 +42,7 @@ async fn seeded_table(app: &TestApp, hands: u32) -> (String, Vec<Player>) {
         .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    let players = app.seat_players(&id, "trip", 4).await;
+    let players = app.seat_players(&id, prefix, 4).await;
     (id, players)
 }
 
@@ -139,8 +144,8 @@ async fn rows_of(app: &TestApp, id: &str) -> Value {
 async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     let fast = process_on(&fresh_database().await, true).await;
     let slow = process_on(&fresh_database().await, false).await;
-    let (fast_id, fast_players) = seeded_table(&fast, 2).await;
-    let (slow_id, slow_players) = seeded_table(&slow, 2).await;
+    let (fast_id, fast_players) = seeded_table(&fast, 2, "trip").await;
+    let (slow_id, slow_players) = seeded_table(&slow, 2, "trip").await;
     let moves = play_out(&fast, &fast_id, &fast_players).await;
     assert_eq!(play_out(&slow, &slow_id, &slow_players).await, moves);
 
@@ -188,7 +193,7 @@ async fn two_processes_racing_the_same_move_apply_it_once() {
     let url = fresh_database().await;
     let a = process_on(&url, true).await;
     let b = process_on(&url, true).await;
-    let (id, players) = seeded_table(&a, 1).await;
+    let (id, players) = seeded_table(&a, 1, "trip").await;
     let rounds = 12;
     for _ in 0..rounds {
         let (p, hint) = next_move(&a, &id, &players).await;
@@ -232,7 +237,7 @@ async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
     let url = fresh_database().await;
     let a = process_on(&url, true).await;
     let b = process_on(&url, true).await;
-    let (id, players) = seeded_table(&a, 1).await;
+    let (id, players) = seeded_table(&a, 1, "trip").await;
     let (p, hint) = next_move(&a, &id, &players).await;
     let v = hint["version"].as_i64().unwrap();
     assert_eq!(b.view(&id, p).await["version"], v);
@@ -247,7 +252,8 @@ async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
     assert_problem(s, &refused, StatusCode::CONFLICT, "version_conflict");
     assert_eq!(refused["view"]["version"], moved["version"]);
     assert_eq!(rows_of(&a, &id).await, before);
-    assert_eq!(moves_counted(&a.client, &a.address, "fast").await, (0, 0));
+    // One statement sent, no move applied by either path.
+    assert_eq!(moves_counted(&a.client, &a.address, "fast").await, (0, 1));
     assert_eq!(
         moves_counted(&a.client, &a.address, "transaction").await,
         (0, 0)
@@ -263,7 +269,7 @@ async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
         )
         .await;
     assert_eq!(s, StatusCode::OK, "{b2}");
-    assert_eq!(moves_counted(&a.client, &a.address, "fast").await, (1, 1));
+    assert_eq!(moves_counted(&a.client, &a.address, "fast").await, (1, 2));
 }
 
 #[tokio::test]
@@ -271,7 +277,7 @@ async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
     let url = fresh_database().await;
     let a = process_on(&url, true).await;
     let b = process_on(&url, true).await;
-    let (id, players) = seeded_table(&a, 1).await;
+    let (id, players) = seeded_table(&a, 1, "trip").await;
     let (p, hint) = next_move(&a, &id, &players).await;
     assert_eq!(b.view(&id, p).await["version"], hint["version"]);
     let body = json!({"version": hint["version"], "action": hint["action"]});
@@ -313,8 +319,163 @@ async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
         "validation_failed",
     );
     assert_eq!(rows_of(&a, &id).await, before);
+    // The fast statement was sent and refused; no move was counted.
     assert_eq!(
         moves_counted(&a.client, &a.address, "fast").await,
-        fast_before
+        (fast_before.0, fast_before.1 + 1)
     );
+}
+
+/// A process on the database `url` whose fast moves are committed by one lane, at most `batch`
+/// moves to a statement.
+async fn grouping_process(url: &str, batch: usize) -> TestApp {
+    let url = url.to_string();
+    spawn_app_with(move |c| {
+        c.database_url = Some(url);
+        c.commit_lanes = 1;
+        c.commit_batch = batch;
+    })
+    .await
+}
+
+/// Plays every table to its end with 提示s, each round sending one move per table still playing,
+/// all at once; returns the moves sent.
+async fn play_together(app: &TestApp, tables: &[(String, Vec<Player>)]) -> usize {
+    let mut sent = 0;
+    for round in 0.. {
+        assert!(round < 2_000, "the matches do not end");
+        let mut moves = Vec::new();
+        for (id, players) in tables {
+            if app.view(id, &players[0]).await["status"] == "finished" {
+                continue;
+            }
+            let (p, hint) = next_move(app, id, players).await;
+            let body = json!({"version": hint["version"], "action": hint["action"]});
+            moves.push((format!("/v1/matches/{id}/actions"), p, body));
+        }
+        if moves.is_empty() {
+            return sent;
+        }
+        sent += moves.len();
+        let answers = join_all(
+            moves
+                .iter()
+                .map(|(path, p, body)| app.post(path, &p.token, body.clone())),
+        )
+        .await;
+        for (s, b) in answers {
+            assert_eq!(s, StatusCode::OK, "{b}");
+        }
+    }
+    unreachable!()
+}
+
+#[tokio::test]
+async fn moves_of_many_tables_committed_together_write_what_one_by_one_writes() {
+    let grouped = grouping_process(&fresh_database().await, 64).await;
+    let alone = grouping_process(&fresh_database().await, 1).await;
+    let mut on_grouped = Vec::new();
+    let mut on_alone = Vec::new();
+    for t in 0..6 {
+        let prefix = format!("group{t}s");
+        on_grouped.push(seeded_table(&grouped, 1, &prefix).await);
+        on_alone.push(seeded_table(&alone, 1, &prefix).await);
+    }
+    let moves = play_together(&grouped, &on_grouped).await;
+    assert_eq!(play_together(&alone, &on_alone).await, moves);
+    for ((g, _), (a, _)) in on_grouped.iter().zip(&on_alone) {
+        assert_eq!(rows_of(&grouped, g).await, rows_of(&alone, a).await);
+    }
+
+    // Six moves sent at once through one lane: the first statement carries one, the moves
+    // that arrive while it runs leave together in the next.
+    let (g_moves, g_statements) = moves_counted(&grouped.client, &grouped.address, "fast").await;
+    let (a_moves, a_statements) = moves_counted(&alone.client, &alone.address, "fast").await;
+    assert_eq!(g_moves, a_moves);
+    assert_eq!(a_statements, a_moves);
+    assert!(
+        g_statements < g_moves,
+        "{g_moves} fast moves in {g_statements} statements"
+    );
+    grouped.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_nothing() {
+    let app = process_on(&fresh_database().await, true).await;
+    let x = seeded_table(&app, 1, "gx").await;
+    let y = seeded_table(&app, 1, "gy").await;
+    let mut conn = app.pool.acquire().await.unwrap();
+    // Each table's next move worked out in memory on its committed row.
+    let mut worked = Vec::new();
+    let mut movers = Vec::new();
+    for (id, players) in [&x, &y] {
+        let (p, hint) = next_move(&app, id, players).await;
+        let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
+        assert_eq!(t.version(), hint["version"].as_i64().unwrap());
+        worked.push(
+            t.act_in_memory(p.id, &hint["action"])
+                .expect("a plain move"),
+        );
+        movers.push(p.id);
+    }
+    // y's row moves on: its move is played through the server first.
+    let (p, hint) = next_move(&app, &y.0, &y.1).await;
+    let (s, b) = app
+        .post(
+            &format!("/v1/matches/{}/actions", y.0),
+            &p.token,
+            json!({"version": hint["version"], "action": hint["action"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+
+    // x's mover already used the key: the statement fails, and writes nothing for either.
+    sqlx::query(
+        "INSERT INTO idempotency (user_id, key, request, status, body)
+         VALUES ($1, 'used', '{}', 200, '{}')",
+    )
+    .bind(movers[0])
+    .execute(&app.pool)
+    .await
+    .unwrap();
+    let (x_before, y_before) = (rows_of(&app, &x.0).await, rows_of(&app, &y.0).await);
+    let keyed = Keyed {
+        user: movers[0],
+        key: "used".into(),
+        request: json!({}),
+        body: json!({}),
+    };
+    let failed = save_many(&mut conn, &[(&worked[0], Some(&keyed)), (&worked[1], None)]).await;
+    assert!(
+        matches!(&failed, Err(sqlx::Error::Database(e)) if e.is_unique_violation()),
+        "{failed:?}"
+    );
+    assert_eq!(rows_of(&app, &x.0).await, x_before);
+    assert_eq!(rows_of(&app, &y.0).await, y_before);
+
+    // Without the key: x's move is saved, y's (its row left that version) is not.
+    let hits = save_many(&mut conn, &[(&worked[1], None), (&worked[0], None)])
+        .await
+        .unwrap();
+    assert_eq!(hits, [false, true]);
+    assert_eq!(rows_of(&app, &y.0).await, y_before);
+    let x_after = rows_of(&app, &x.0).await;
+    assert_eq!(x_after["match"]["version"], worked[0].version());
+    let logged = |rows: &serde_json::Value| rows["actions"].as_array().map_or(0, Vec::len);
+    assert_eq!(logged(&x_after), logged(&x_before) + 1);
+    let events = x_after["events"].as_array().unwrap();
+    assert_eq!(x_after["match"]["last_seq"], events.len());
+    // The server reads the new version, and x plays on from it.
+    let (p, hint) = next_move(&app, &x.0, &x.1).await;
+    assert_eq!(hint["version"], worked[0].version());
+    let (s, b) = app
+        .post(
+            &format!("/v1/matches/{}/actions", x.0),
+            &p.token,
+            json!({"version": hint["version"], "action": hint["action"]}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    app.assert_ledger_reconciles().await;
 }

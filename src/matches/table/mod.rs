@@ -28,7 +28,7 @@ mod play;
 mod render;
 mod store;
 
-pub use store::{Keyed, NewTable};
+pub use store::{Keyed, NewTable, save_many};
 
 #[derive(Clone, Debug, Deserialize, serde::Serialize)]
 pub struct SeatRow {

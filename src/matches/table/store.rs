@@ -168,137 +168,246 @@ impl Table {
     /// row is updated only `WHERE version = loaded_version`, and every other write (events,
     /// actions, seat flags, the idempotent answer `keyed`) joins that update's result, so when
     /// the row has moved on nothing at all is written. `false`: the row was no longer at the
-    /// loaded version (another process moved first). The table keeps its changes either way;
-    /// after `false` it must be dropped.
+    /// loaded version (another process moved first), and the table must be dropped. On an
+    /// error nothing was written and the table is unchanged.
     pub async fn save_over_loaded(
         &mut self,
         conn: &mut PgConnection,
-        keyed: Option<Keyed<'_>>,
+        keyed: Option<&Keyed>,
     ) -> Result<bool, sqlx::Error> {
-        let first_seq = self.last_seq + 1;
-        self.last_seq += self.events.len() as i64;
-        let first_action = self.action_no + 1;
-        self.action_no += self.actions.len() as i64;
-        let events = std::mem::take(&mut self.events);
-        let actions = std::mem::take(&mut self.actions);
-        let seat_updates: Vec<&SeatRow> = std::mem::take(&mut self.dirty_seats)
-            .into_iter()
-            .filter_map(|i| self.seats[i].as_ref())
-            .collect();
-        // unnest cannot take an array of arrays of different lengths: each event's visibility
-        // list travels as JSON and is expanded in SQL.
-        let vis: Vec<Option<Value>> = events
-            .iter()
-            .map(|e| e.visible_to.as_ref().map(|v| json!(v)))
-            .collect();
-        let state_text = self.state.save();
-        let hit: i64 = sqlx::query_scalar(
-            "WITH m AS (
-                 UPDATE matches SET state = $2, version = $3, last_seq = $4,
-                        action_no = $5, status = $6, deadline_at = $7, commitment = $8,
-                        last_result = $9, to_act = $26, hand_no = $27, updated_at = now()
-                  WHERE id = $1 AND version = $28
-              RETURNING id),
-             e AS (
-                 INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data,
-                                           visible_to, at)
-                 SELECT $1, e.seq, e.hand_no, e.kind, e.seat, e.data,
-                        CASE WHEN e.vis IS NULL THEN NULL
-                             ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
-                        $10
-                   FROM m, unnest($11::bigint[], $12::int[], $13::text[], $14::int[],
-                                  $15::jsonb[], $16::jsonb[])
-                        AS e(seq, hand_no, kind, seat, data, vis)),
-             a AS (
-                 INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-                 SELECT $1, x.* FROM m, unnest($17::bigint[], $18::int[], $19::int[],
-                                               $20::text[], $21::jsonb[], $22::bigint[])
-                        AS x(n, hand_no, seat, kind, action, now_ms)),
-             s AS (
-                 UPDATE match_seats ms SET auto = v.auto, timeouts = v.timeouts
-                   FROM m, unnest($23::int[], $24::bool[], $25::int[])
-                        AS v(seat, auto, timeouts)
-                  WHERE ms.match_id = m.id AND ms.seat = v.seat),
-             k AS (
-                 INSERT INTO idempotency (user_id, key, request, status, body)
-                 SELECT $29::uuid, $30::text, $31::jsonb, 200, $32::jsonb
-                   FROM m WHERE $30::text IS NOT NULL)
-             SELECT count(*) FROM m",
-        )
-        .bind(self.id)
-        .bind(&state_text)
-        .bind(self.version)
-        .bind(self.last_seq)
-        .bind(self.action_no)
-        .bind(self.status.as_str())
-        .bind(self.deadline_at)
-        .bind(&self.commitment)
-        .bind(&self.last_result)
-        .bind(self.now)
-        .bind((first_seq..).take(events.len()).collect::<Vec<i64>>())
-        .bind(events.iter().map(|e| e.hand_no).collect::<Vec<i32>>())
-        .bind(
-            events
-                .iter()
-                .map(|e| e.kind.as_str())
-                .collect::<Vec<&str>>(),
-        )
-        .bind(events.iter().map(|e| e.seat).collect::<Vec<Option<i32>>>())
-        .bind(events.iter().map(|e| &e.data).collect::<Vec<&Value>>())
-        .bind(&vis)
-        .bind((first_action..).take(actions.len()).collect::<Vec<i64>>())
-        .bind(actions.iter().map(|a| a.hand_no).collect::<Vec<i32>>())
-        .bind(actions.iter().map(|a| a.seat).collect::<Vec<i32>>())
-        .bind(actions.iter().map(|a| a.kind).collect::<Vec<&str>>())
-        .bind(
-            actions
-                .iter()
-                .map(|a| &a.action)
-                .collect::<Vec<&Option<Value>>>(),
-        )
-        .bind(actions.iter().map(|a| a.now_ms).collect::<Vec<i64>>())
-        .bind(
-            seat_updates
-                .iter()
-                .map(|s| s.seat as i32)
-                .collect::<Vec<i32>>(),
-        )
-        .bind(seat_updates.iter().map(|s| s.auto).collect::<Vec<bool>>())
-        .bind(
-            seat_updates
-                .iter()
-                .map(|s| s.timeouts)
-                .collect::<Vec<i32>>(),
-        )
-        .bind(
-            self.to_act()
-                .into_iter()
-                .map(|s| s as i32)
-                .collect::<Vec<i32>>(),
-        )
-        .bind(self.hand_no())
-        .bind(self.loaded_version)
-        .bind(keyed.as_ref().map(|k| k.user))
-        .bind(keyed.as_ref().map(|k| k.key))
-        .bind(keyed.as_ref().map(|k| k.request))
-        .bind(keyed.as_ref().map(|k| k.body))
-        .fetch_one(&mut *conn)
-        .await?;
+        let hit = save_many(conn, &[(&*self, keyed)]).await? == [true];
         self.statements += 1;
-        if hit == 1 {
+        self.saved(hit);
+        Ok(hit)
+    }
+
+    /// After the statement of [`save_many`] that carried this table: its changes are the
+    /// row's now (`hit`), or were dropped because the row had moved on.
+    pub fn saved(&mut self, hit: bool) {
+        self.last_seq += self.events.len() as i64;
+        self.action_no += self.actions.len() as i64;
+        self.events.clear();
+        self.actions.clear();
+        self.dirty_seats.clear();
+        if hit {
             self.loaded_version = self.version;
         }
-        Ok(hit == 1)
+    }
+
+    /// Adds this table's changes to the columns of a save statement.
+    fn add_to<'a>(&'a self, c: &mut Columns<'a>, keyed: Option<&'a Keyed>) {
+        let id = self.id;
+        c.ids.push(id);
+        c.loaded.push(self.loaded_version);
+        c.states.push(self.state.save());
+        c.versions.push(self.version);
+        c.last_seqs.push(self.last_seq + self.events.len() as i64);
+        c.action_nos
+            .push(self.action_no + self.actions.len() as i64);
+        c.statuses.push(self.status.as_str());
+        c.deadlines.push(self.deadline_at);
+        c.commitments.push(self.commitment.as_deref());
+        c.last_results.push(self.last_result.as_ref());
+        let to_act: Vec<String> = self.to_act().iter().map(|s| s.to_string()).collect();
+        c.to_acts.push(format!("{{{}}}", to_act.join(",")));
+        c.hand_nos.push(self.hand_no());
+        for (e, seq) in self.events.iter().zip(self.last_seq + 1..) {
+            c.e_match.push(id);
+            c.e_seq.push(seq);
+            c.e_hand.push(e.hand_no);
+            c.e_kind.push(&e.kind);
+            c.e_seat.push(e.seat);
+            c.e_data.push(&e.data);
+            // unnest cannot take an array of arrays of different lengths: each event's
+            // visibility list travels as JSON and is expanded in SQL.
+            c.e_vis.push(e.visible_to.as_ref().map(|v| json!(v)));
+            c.e_at.push(self.now);
+        }
+        for (a, n) in self.actions.iter().zip(self.action_no + 1..) {
+            c.a_match.push(id);
+            c.a_n.push(n);
+            c.a_hand.push(a.hand_no);
+            c.a_seat.push(a.seat);
+            c.a_kind.push(a.kind);
+            c.a_action.push(a.action.as_ref());
+            c.a_now_ms.push(a.now_ms);
+        }
+        for s in self
+            .dirty_seats
+            .iter()
+            .filter_map(|&i| self.seats[i].as_ref())
+        {
+            c.s_match.push(id);
+            c.s_seat.push(s.seat as i32);
+            c.s_auto.push(s.auto);
+            c.s_timeouts.push(s.timeouts);
+        }
+        if let Some(k) = keyed {
+            c.k_match.push(id);
+            c.k_user.push(k.user);
+            c.k_key.push(&k.key);
+            c.k_request.push(&k.request);
+            c.k_body.push(&k.body);
+        }
     }
 }
 
 /// An Idempotency-Key's row written by the move's own statement: the key, the request it
 /// names, and the answer (status 200) to replay.
-pub struct Keyed<'a> {
+pub struct Keyed {
     pub user: Uuid,
-    pub key: &'a str,
-    pub request: &'a Value,
-    pub body: &'a Value,
+    pub key: String,
+    pub request: Value,
+    pub body: Value,
+}
+
+/// The columns of one save statement: a row per table, event, action, changed seat and key.
+#[derive(Default)]
+struct Columns<'a> {
+    ids: Vec<Uuid>,
+    loaded: Vec<i64>,
+    states: Vec<String>,
+    versions: Vec<i64>,
+    last_seqs: Vec<i64>,
+    action_nos: Vec<i64>,
+    statuses: Vec<&'static str>,
+    deadlines: Vec<Option<DateTime<Utc>>>,
+    commitments: Vec<Option<&'a str>>,
+    last_results: Vec<Option<&'a Value>>,
+    to_acts: Vec<String>,
+    hand_nos: Vec<i32>,
+    e_match: Vec<Uuid>,
+    e_seq: Vec<i64>,
+    e_hand: Vec<i32>,
+    e_kind: Vec<&'a str>,
+    e_seat: Vec<Option<i32>>,
+    e_data: Vec<&'a Value>,
+    e_vis: Vec<Option<Value>>,
+    e_at: Vec<DateTime<Utc>>,
+    a_match: Vec<Uuid>,
+    a_n: Vec<i64>,
+    a_hand: Vec<i32>,
+    a_seat: Vec<i32>,
+    a_kind: Vec<&'static str>,
+    a_action: Vec<Option<&'a Value>>,
+    a_now_ms: Vec<i64>,
+    s_match: Vec<Uuid>,
+    s_seat: Vec<i32>,
+    s_auto: Vec<bool>,
+    s_timeouts: Vec<i32>,
+    k_match: Vec<Uuid>,
+    k_user: Vec<Uuid>,
+    k_key: Vec<&'a str>,
+    k_request: Vec<&'a Value>,
+    k_body: Vec<&'a Value>,
+}
+
+/// Saves the changes of several tables (of different matches) in ONE statement, each over the
+/// version it was loaded at: a table's row is updated only `WHERE version = loaded_version`,
+/// and its events, actions, seat flags and key row are written only when that update hit. One
+/// table that finds its row moved on leaves the others' saves whole. Returns, in order, which
+/// tables were saved; the tables are not changed (each caller then calls [`Table::saved`]).
+/// An error (such as an Idempotency-Key already used, or a deadlock with another process's
+/// statement) writes nothing for any of them. The rows go in match id order, which the
+/// nested-loop plan of a short list locks in, so two statements rarely wait for each other's
+/// rows in a cycle; PostgreSQL breaks one that does with an error.
+pub async fn save_many(
+    conn: &mut PgConnection,
+    tables: &[(&Table, Option<&Keyed>)],
+) -> Result<Vec<bool>, sqlx::Error> {
+    let mut order: Vec<usize> = (0..tables.len()).collect();
+    order.sort_by_key(|&i| tables[i].0.id);
+    let mut c = Columns::default();
+    for &i in &order {
+        let (t, keyed) = tables[i];
+        t.add_to(&mut c, keyed);
+    }
+    let hit: Vec<Uuid> = sqlx::query_scalar(
+        "WITH v AS (
+             SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[],
+                                  $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[],
+                                  $9::text[], $10::jsonb[], $11::text[], $12::int[])
+                  AS v(id, loaded, state, version, last_seq, action_no, status, deadline_at,
+                       commitment, last_result, to_act, hand_no)),
+         m AS (
+             UPDATE matches mm SET state = v.state, version = v.version,
+                    last_seq = v.last_seq, action_no = v.action_no, status = v.status,
+                    deadline_at = v.deadline_at, commitment = v.commitment,
+                    last_result = v.last_result, to_act = v.to_act::int[],
+                    hand_no = v.hand_no, updated_at = now()
+               FROM v
+              WHERE mm.id = v.id AND mm.version = v.loaded
+          RETURNING mm.id),
+         e AS (
+             INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data,
+                                       visible_to, at)
+             SELECT e.match_id, e.seq, e.hand_no, e.kind, e.seat, e.data,
+                    CASE WHEN e.vis IS NULL THEN NULL
+                         ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
+                    e.at
+               FROM unnest($13::uuid[], $14::bigint[], $15::int[], $16::text[], $17::int[],
+                           $18::jsonb[], $19::jsonb[], $20::timestamptz[])
+                    AS e(match_id, seq, hand_no, kind, seat, data, vis, at)
+              WHERE e.match_id IN (SELECT id FROM m)),
+         a AS (
+             INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
+             SELECT x.* FROM unnest($21::uuid[], $22::bigint[], $23::int[], $24::int[],
+                                    $25::text[], $26::jsonb[], $27::bigint[])
+                    AS x(match_id, n, hand_no, seat, kind, action, now_ms)
+              WHERE x.match_id IN (SELECT id FROM m)),
+         s AS (
+             UPDATE match_seats ms SET auto = w.auto, timeouts = w.timeouts
+               FROM unnest($28::uuid[], $29::int[], $30::bool[], $31::int[])
+                    AS w(match_id, seat, auto, timeouts)
+              WHERE ms.match_id = w.match_id AND ms.seat = w.seat
+                AND w.match_id IN (SELECT id FROM m)),
+         k AS (
+             INSERT INTO idempotency (user_id, key, request, status, body)
+             SELECT k.user_id, k.key, k.request, 200, k.body
+               FROM unnest($32::uuid[], $33::uuid[], $34::text[], $35::jsonb[], $36::jsonb[])
+                    AS k(match_id, user_id, key, request, body)
+              WHERE k.match_id IN (SELECT id FROM m))
+         SELECT id FROM m",
+    )
+    .bind(&c.ids)
+    .bind(&c.loaded)
+    .bind(&c.states)
+    .bind(&c.versions)
+    .bind(&c.last_seqs)
+    .bind(&c.action_nos)
+    .bind(&c.statuses)
+    .bind(&c.deadlines)
+    .bind(&c.commitments)
+    .bind(&c.last_results)
+    .bind(&c.to_acts)
+    .bind(&c.hand_nos)
+    .bind(&c.e_match)
+    .bind(&c.e_seq)
+    .bind(&c.e_hand)
+    .bind(&c.e_kind)
+    .bind(&c.e_seat)
+    .bind(&c.e_data)
+    .bind(&c.e_vis)
+    .bind(&c.e_at)
+    .bind(&c.a_match)
+    .bind(&c.a_n)
+    .bind(&c.a_hand)
+    .bind(&c.a_seat)
+    .bind(&c.a_kind)
+    .bind(&c.a_action)
+    .bind(&c.a_now_ms)
+    .bind(&c.s_match)
+    .bind(&c.s_seat)
+    .bind(&c.s_auto)
+    .bind(&c.s_timeouts)
+    .bind(&c.k_match)
+    .bind(&c.k_user)
+    .bind(&c.k_key)
+    .bind(&c.k_request)
+    .bind(&c.k_body)
+    .fetch_all(&mut *conn)
+    .await?;
+    Ok(tables.iter().map(|(t, _)| hit.contains(&t.id)).collect())
 }
 
 /// What a new match is made of, once validated.

@@ -1,0 +1,180 @@
+//! Group commit of fast moves: moves of different matches worked out in memory at the same
+//! time are saved by ONE statement (`table::save_many`), each over its own loaded version.
+//!
+//! A move hands its table to the committer and waits. At most `lanes` statements are in flight
+//! per process; a move arriving while a lane is free is sent at once, alone (no added wait when
+//! the server is quiet), and moves arriving while every lane is busy queue up and leave
+//! together with the next free lane, up to `max_batch` at a time. Under load a statement then
+//! carries several moves, and PostgreSQL's cost per statement (the round trip, the plan's
+//! start, the commit and its WAL flush) is shared by them: docs/performance.md § Group commit.
+//!
+//! Each table of a batch is written only if its row is still at its loaded version, so one
+//! table another process moved first leaves the others' saves whole; its move takes the
+//! transactional path, as a single fast move that missed does. A statement that fails (an
+//! Idempotency-Key already used, a deadlock with another process) wrote nothing for any of
+//! its moves: each is then tried alone, so one move's error never becomes another's.
+//! A lane is a task of its own: a request that goes away (its client disconnected) does not
+//! cancel the statement that carries other requests' moves.
+
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::sync::oneshot;
+
+use super::table::{Keyed, Table, save_many};
+use crate::db::MoveConns;
+use crate::metrics::{MoveCounters, MovePath};
+
+/// A table saved (`true`) or left behind by its row (`false`), returned to its move.
+type Saved = Result<(Table, bool), sqlx::Error>;
+
+struct Waiting {
+    table: Table,
+    keyed: Option<Keyed>,
+    reply: oneshot::Sender<Saved>,
+}
+
+#[derive(Default)]
+struct Queue {
+    waiting: Vec<Waiting>,
+    busy_lanes: usize,
+}
+
+struct Inner {
+    conns: Arc<MoveConns>,
+    counters: MoveCounters,
+    lanes: usize,
+    max_batch: usize,
+    queue: Mutex<Queue>,
+}
+
+pub struct Committer {
+    inner: Arc<Inner>,
+}
+
+impl Committer {
+    /// A committer with at most `lanes` statements in flight, each carrying at most
+    /// `max_batch` moves (1: every move its own statement), counting its statements in
+    /// `counters`.
+    pub fn new(
+        conns: Arc<MoveConns>,
+        counters: MoveCounters,
+        lanes: usize,
+        max_batch: usize,
+    ) -> Committer {
+        Committer {
+            inner: Arc::new(Inner {
+                conns,
+                counters,
+                lanes: lanes.max(1),
+                max_batch: max_batch.max(1),
+                queue: Mutex::default(),
+            }),
+        }
+    }
+
+    /// Saves `table` over the version it was loaded at, with the key's row when `keyed`, in a
+    /// statement shared with the other moves ready now. Returns the table as saved and whether
+    /// its row was still at that version (`false`: nothing of it was written).
+    pub async fn save(&self, table: Table, keyed: Option<Keyed>) -> Saved {
+        let (reply, answer) = oneshot::channel();
+        let start_lane = {
+            let mut q = self.inner.lock();
+            q.waiting.push(Waiting {
+                table,
+                keyed,
+                reply,
+            });
+            let free = q.busy_lanes < self.inner.lanes;
+            q.busy_lanes += usize::from(free);
+            free
+        };
+        if start_lane {
+            tokio::spawn(self.inner.clone().lane());
+        }
+        // A lane always answers: only a runtime shutting down drops it first.
+        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
+    }
+}
+
+impl Inner {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
+        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Sends what is waiting, a batch at a time, until nothing is; then the lane is free.
+    async fn lane(self: Arc<Self>) {
+        loop {
+            let batch = {
+                let mut q = self.lock();
+                if q.waiting.is_empty() {
+                    q.busy_lanes -= 1;
+                    return;
+                }
+                self.take(&mut q.waiting)
+            };
+            self.commit(batch).await;
+        }
+    }
+
+    /// The oldest waiting moves, at most `max_batch`, one per match (a process has one move of
+    /// a match in flight at a time, so this is a safeguard: two saves of one row in a
+    /// statement would both write their events).
+    fn take(&self, waiting: &mut Vec<Waiting>) -> Vec<Waiting> {
+        let mut batch: Vec<Waiting> = Vec::new();
+        let mut rest = Vec::new();
+        for w in waiting.drain(..) {
+            if batch.len() < self.max_batch && !batch.iter().any(|b| b.table.id() == w.table.id()) {
+                batch.push(w);
+            } else {
+                rest.push(w);
+            }
+        }
+        *waiting = rest;
+        batch
+    }
+
+    async fn commit(&self, batch: Vec<Waiting>) {
+        if batch.len() > 1 {
+            match self.save_together(&batch).await {
+                Ok(hits) => {
+                    for (mut w, hit) in batch.into_iter().zip(hits) {
+                        w.table.saved(hit);
+                        let _ = w.reply.send(Ok((w.table, hit)));
+                    }
+                    return;
+                }
+                Err(e) => {
+                    tracing::debug!(error = %e, moves = batch.len(),
+                        "a group commit failed; saving its moves one by one");
+                }
+            }
+        }
+        for w in batch {
+            let saved = self.save_alone(w.table, w.keyed.as_ref()).await;
+            let _ = w.reply.send(saved);
+        }
+    }
+
+    async fn save_together(&self, batch: &[Waiting]) -> Result<Vec<bool>, sqlx::Error> {
+        let mut conn = self.conns.acquire().await?;
+        let tables: Vec<_> = batch.iter().map(|w| (&w.table, w.keyed.as_ref())).collect();
+        self.counters.statements(MovePath::Fast, 1);
+        let hits = save_many(&mut conn, &tables).await;
+        // A statement outside a transaction leaves its connection clean, failed or not, unless
+        // the connection itself broke.
+        if !matches!(hits, Err(sqlx::Error::Io(_) | sqlx::Error::Protocol(_))) {
+            conn.release();
+        }
+        hits
+    }
+
+    async fn save_alone(&self, mut table: Table, keyed: Option<&Keyed>) -> Saved {
+        let mut conn = self.conns.acquire().await?;
+        self.counters.statements(MovePath::Fast, 1);
+        let hit = table.save_over_loaded(&mut conn, keyed).await;
+        if !matches!(hit, Err(sqlx::Error::Io(_) | sqlx::Error::Protocol(_))) {
+            conn.release();
+        }
+        hit.map(|hit| (table, hit))
+    }
+}
