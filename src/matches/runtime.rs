@@ -225,9 +225,12 @@ impl Runtime {
         // that missed here is counted with its transaction, without them.
         let (t, hit) = match self.committer.save(t, keyed).await {
             Ok(saved) => saved,
-            // The key's row exists: a retry (or a reuse) of the key, which the transactional
-            // path answers. The failed statement wrote nothing.
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() => return Ok(declined),
+            // The key's row exists (a retry or a reuse of the key), or a stake found the wallet
+            // short (the player staked at another table meanwhile): the transactional path
+            // answers. The failed statement wrote nothing.
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() || e.is_check_violation() => {
+                return Ok(declined);
+            }
             Err(e) => return Err(e.into()),
         };
         if !hit {

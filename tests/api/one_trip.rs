@@ -46,6 +46,36 @@ async fn seeded_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<P
     (id, players)
 }
 
+/// A 扯旋 table of three shuffled from a fixed seed, for `hands` hands, seating players named
+/// `{prefix}0`…`{prefix}2` with 1,000 coins each: every hand opens with each seat staking its
+/// 簸簸 from its wallet.
+async fn staking_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<Player>) {
+    let (s, v) = app
+        .post(
+            "/v1/matches",
+            &app.admin_token,
+            json!({"game": "chexuan", "seats": 3, "join": false, "seed": "5a".repeat(32),
+                   "options": {"hands": hands, "turn_timeout_secs": 300}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let mut players = Vec::new();
+    for seat in 0..3 {
+        let p = app.player(&format!("{prefix}{seat}"), 1000).await;
+        let (s, v) = app
+            .post(
+                &format!("/v1/matches/{id}/join"),
+                &p.token,
+                json!({"seat": seat}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+        players.push(p);
+    }
+    (id, players)
+}
+
 /// The seat to act, its player and the 提示 for it (the action and the version it is for).
 async fn next_move<'a>(app: &TestApp, id: &str, players: &'a [Player]) -> (&'a Player, Value) {
     let v = app.view(id, &players[0]).await;
@@ -118,6 +148,14 @@ async fn rows_of(app: &TestApp, id: &str) -> Value {
                                     'after', e.points_after) ORDER BY e.hand_no, u.username)
                                FROM score_entries e JOIN users u ON u.id = e.user_id
                               WHERE e.match_id = $1::uuid),
+           'ledger', (SELECT json_agg(json_build_object('reason', t.reason,
+                             'hand_no', t.hand_no, 'account', COALESCE(u.username, a.kind),
+                             'amount', e.amount, 'after', e.balance_after)
+                             ORDER BY t.id, a.kind, u.username)
+                        FROM ledger_tx t JOIN ledger_entries e ON e.tx_id = t.id
+                        JOIN accounts a ON a.id = e.account_id
+                        LEFT JOIN users u ON u.id = a.user_id
+                       WHERE t.match_id = $1::uuid),
            'keys', (SELECT json_agg(json_build_object('user', k.user_id, 'key', k.key,
                            'request', k.request, 'status', k.status,
                            'version', k.body->'version', 'to_act', k.body->'to_act')
@@ -186,6 +224,175 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     // BEGIN, key, load, save, answer, COMMIT at least.
     assert!(slow_statements >= 6 * slow_moves);
     fast.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn stakes_on_the_fast_path_write_the_ledger_the_transaction_writes() {
+    let fast = process_on(&fresh_database().await, true).await;
+    let slow = process_on(&fresh_database().await, false).await;
+    let (fast_id, fast_players) = staking_table(&fast, 2, "stake").await;
+    let (slow_id, slow_players) = staking_table(&slow, 2, "stake").await;
+
+    // The first 簸簸 moves coins from a wallet to the escrow by the move's one statement.
+    let (p, hint) = next_move(&fast, &fast_id, &fast_players).await;
+    assert_eq!(hint["action"]["type"], "set_bobo", "{hint}");
+    let amount = hint["action"]["amount"].as_i64().unwrap();
+    let body = json!({"version": hint["version"], "action": hint["action"]});
+    let (s, b) = post_keyed(&fast, &fast_id, p, "first-bobo", &body).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    assert_eq!(
+        moves_counted(&fast.client, &fast.address, "fast").await,
+        (1, 1)
+    );
+    assert_eq!(
+        moves_counted(&fast.client, &fast.address, "transaction").await,
+        (0, 0)
+    );
+    assert_eq!(fast.coins(p).await, 1000 - amount);
+    let (q, hint) = next_move(&slow, &slow_id, &slow_players).await;
+    let body = json!({"version": hint["version"], "action": hint["action"]});
+    let (s, b) = post_keyed(&slow, &slow_id, q, "first-bobo", &body).await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+
+    let moves = play_out(&fast, &fast_id, &fast_players).await;
+    assert_eq!(play_out(&slow, &slow_id, &slow_players).await, moves);
+    let (a, b) = (
+        rows_of(&fast, &fast_id).await,
+        rows_of(&slow, &slow_id).await,
+    );
+    assert_eq!(a, b);
+    // Both hands staked every seat's 簸簸 and were settled.
+    let ledger = a["ledger"].as_array().unwrap();
+    let count = |reason: &str| {
+        ledger
+            .iter()
+            .filter(|e| e["reason"] == reason && e["account"] != "escrow")
+            .count()
+    };
+    assert_eq!(count("stake"), 6, "{a}");
+    assert!(count("hand_settlement") >= 2, "{a}");
+    assert_eq!(a["match"]["status"], "finished");
+    let (fast_moves, _) = moves_counted(&fast.client, &fast.address, "fast").await;
+    assert!(fast_moves > 1, "{fast_moves} fast moves");
+    for (fp, sp) in fast_players.iter().zip(&slow_players) {
+        assert_eq!(fast.coins(fp).await, slow.coins(sp).await);
+    }
+    fast.assert_ledger_reconciles().await;
+}
+
+/// Seats `p` (with a new player beside it) at a new 扯旋 table of two, which deals: both
+/// seats are to put up their 簸簸.
+async fn two_seat_table(app: &TestApp, p: &Player, other: &str) -> String {
+    let (s, v) = app
+        .post(
+            "/v1/matches",
+            &app.admin_token,
+            json!({"game": "chexuan", "seats": 2, "join": false}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let q = app.player(other, 1000).await;
+    for (seat, who) in [p, &q].into_iter().enumerate() {
+        let (s, v) = app
+            .post(
+                &format!("/v1/matches/{id}/join"),
+                &who.token,
+                json!({"seat": seat}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+    id
+}
+
+#[tokio::test]
+async fn one_statement_stakes_one_wallet_at_two_tables_and_never_overdraws_it() {
+    let app = process_on(&fresh_database().await, true).await;
+    let p = app.player("twice", 1000).await;
+    let x = two_seat_table(&app, &p, "besidex").await;
+    let y = two_seat_table(&app, &p, "besidey").await;
+    let z = two_seat_table(&app, &p, "besidez").await;
+    let mut conn = app.pool.acquire().await.unwrap();
+    let bobo_at = |table: &Table, amount: i64| {
+        table
+            .act_in_memory(p.id, &json!({"type": "set_bobo", "amount": amount}))
+            .expect("a 簸簸 within the wallet the hand was dealt with")
+    };
+    let tx = Table::read(&mut conn, x.parse().unwrap()).await.unwrap();
+    let ty = Table::read(&mut conn, y.parse().unwrap()).await.unwrap();
+
+    // 300 + 800 is more than the wallet: the statement fails and writes nothing at all.
+    let (x_before, y_before) = (rows_of(&app, &x).await, rows_of(&app, &y).await);
+    let over = save_many(
+        &mut conn,
+        &[(&bobo_at(&tx, 300), None), (&bobo_at(&ty, 800), None)],
+    )
+    .await;
+    assert!(
+        matches!(&over, Err(sqlx::Error::Database(e)) if e.is_check_violation()),
+        "{over:?}"
+    );
+    assert_eq!(rows_of(&app, &x).await, x_before);
+    assert_eq!(rows_of(&app, &y).await, y_before);
+    assert_eq!(app.coins(&p).await, 1000);
+
+    // 300 + 400: one statement moves the wallet once by both stakes, and each entry carries
+    // the balance after it.
+    let hits = save_many(
+        &mut conn,
+        &[(&bobo_at(&ty, 400), None), (&bobo_at(&tx, 300), None)],
+    )
+    .await
+    .unwrap();
+    assert_eq!(hits, [true, true]);
+    assert_eq!(app.coins(&p).await, 300);
+    let entries: Vec<(i64, i64)> = sqlx::query_as(
+        "SELECT e.amount, e.balance_after FROM ledger_entries e
+           JOIN accounts a ON a.id = e.account_id JOIN ledger_tx t ON t.id = e.tx_id
+          WHERE a.user_id = $1 AND t.reason = 'stake' ORDER BY e.id",
+    )
+    .bind(p.id)
+    .fetch_all(&mut *conn)
+    .await
+    .unwrap();
+    let mut running = 1000;
+    for &(amount, after) in &entries {
+        running += amount;
+        assert_eq!(after, running, "{entries:?}");
+    }
+    assert_eq!(running, 300, "{entries:?}");
+    for (id, staked) in [(&x, 300), (&y, 400)] {
+        let escrow: i64 =
+            sqlx::query_scalar("SELECT balance FROM accounts WHERE match_id = $1::uuid")
+                .bind(id)
+                .fetch_one(&mut *conn)
+                .await
+                .unwrap();
+        assert_eq!(escrow, staked);
+    }
+
+    // The third table was dealt while the wallet held 1,000: a 簸簸 of 500 passes the hand's
+    // check, but the wallet holds 300 now. The fast statement fails, and the transaction
+    // answers that the coins are missing, with nothing written.
+    let z_before = rows_of(&app, &z).await;
+    app.view(&z, &p).await;
+    let (s, b) = app
+        .act(&z, &p, json!({"type": "set_bobo", "amount": 500}))
+        .await;
+    assert_problem(
+        s,
+        &b,
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "insufficient_coins",
+    );
+    assert_eq!(
+        moves_counted(&app.client, &app.address, "fast").await,
+        (0, 1)
+    );
+    assert_eq!(rows_of(&app, &z).await, z_before);
+    assert_eq!(app.coins(&p).await, 300);
+    app.assert_ledger_reconciles().await;
 }
 
 #[tokio::test]

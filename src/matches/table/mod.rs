@@ -114,6 +114,15 @@ struct PendingAction {
     now_ms: i64,
 }
 
+/// A stake of a move worked out in memory ([`Table::act_in_memory`]): a ledger transaction
+/// (reason `stake`) from the user's wallet to the match's escrow, written by the move's own
+/// save statement.
+struct PendingStake {
+    hand_no: i32,
+    user: Uuid,
+    amount: i64,
+}
+
 pub struct Table {
     id: Uuid,
     game: &'static dyn DynGame,
@@ -140,6 +149,7 @@ pub struct Table {
     events: Vec<PendingEvent>,
     actions: Vec<PendingAction>,
     dirty_seats: Vec<usize>,
+    stakes: Vec<PendingStake>,
     /// Statements sent to the database for this table since it was loaded (a metric).
     statements: u64,
 }
@@ -171,6 +181,7 @@ impl Table {
             events: Vec::new(),
             actions: Vec::new(),
             dirty_seats: Vec::new(),
+            stakes: Vec::new(),
             statements: 0,
         }
     }

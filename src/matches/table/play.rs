@@ -86,10 +86,11 @@ impl Table {
 
     /// A client's action worked out in memory alone, on a copy of this committed table, when
     /// nothing but the one statement of [`Table::save_over_loaded`] is needed to commit it: a
-    /// table outside tournaments, playing, where the action moves no coins, ends no hand, and
-    /// leaves the hand waiting for seats that are not in 托管 (so `advance` would only set the
-    /// turn's deadline). `None` in every other case, refused actions included: the caller
-    /// takes the transactional path, which answers them as it always has.
+    /// table outside tournaments, playing, where the action moves no coins but stakes (which
+    /// the statement writes to the ledger), ends no hand, and leaves the hand waiting for
+    /// seats that are not in 托管 (so `advance` would only set the turn's deadline). `None`
+    /// in every other case, refused actions included: the caller takes the transactional
+    /// path, which answers them as it always has.
     pub fn act_in_memory(&self, user: Uuid, action: &Value) -> Option<Table> {
         if self.tournament_id.is_some() || self.status != Status::Playing {
             return None;
@@ -101,8 +102,21 @@ impl Table {
         } else {
             let hand_no = t.hand_no();
             let outcome = t.state.apply(seat, action, t.ctx()).ok()?;
-            if !outcome.money.is_empty() || outcome.hand_end.is_some() {
+            if outcome.hand_end.is_some() {
                 return None;
+            }
+            for m in &outcome.money {
+                let Money::Stake { seat, amount } = *m else {
+                    return None;
+                };
+                let user = t.user_at(seat).ok()?;
+                if amount != 0 {
+                    t.stakes.push(PendingStake {
+                        hand_no,
+                        user,
+                        amount,
+                    });
+                }
             }
             t.log_action(
                 hand_no,

@@ -145,6 +145,7 @@ impl Table {
             events: Vec::new(),
             actions: Vec::new(),
             dirty_seats: Vec::new(),
+            stakes: Vec::new(),
             statements: 0,
         })
     }
@@ -189,6 +190,7 @@ impl Table {
         self.events.clear();
         self.actions.clear();
         self.dirty_seats.clear();
+        self.stakes.clear();
         if hit {
             self.loaded_version = self.version;
         }
@@ -241,6 +243,12 @@ impl Table {
             c.s_seat.push(s.seat as i32);
             c.s_auto.push(s.auto);
             c.s_timeouts.push(s.timeouts);
+        }
+        for st in &self.stakes {
+            c.st_match.push(id);
+            c.st_user.push(st.user);
+            c.st_amount.push(st.amount);
+            c.st_hand.push(st.hand_no);
         }
         if let Some(k) = keyed {
             c.k_match.push(id);
@@ -300,17 +308,25 @@ struct Columns<'a> {
     k_key: Vec<&'a str>,
     k_request: Vec<&'a Value>,
     k_body: Vec<&'a Value>,
+    st_match: Vec<Uuid>,
+    st_user: Vec<Uuid>,
+    st_amount: Vec<i64>,
+    st_hand: Vec<i32>,
 }
 
 /// Saves the changes of several tables (of different matches) in ONE statement, each over the
 /// version it was loaded at: a table's row is updated only `WHERE version = loaded_version`,
-/// and its events, actions, seat flags and key row are written only when that update hit. One
-/// table that finds its row moved on leaves the others' saves whole. Returns, in order, which
-/// tables were saved; the tables are not changed (each caller then calls [`Table::saved`]).
-/// An error (such as an Idempotency-Key already used, or a deadlock with another process's
-/// statement) writes nothing for any of them. The rows go in match id order, which the
-/// nested-loop plan of a short list locks in, so two statements rarely wait for each other's
-/// rows in a cycle; PostgreSQL breaks one that does with an error.
+/// and its events, actions, seat flags, key row and stakes are written only when that update
+/// hit. A stake is a ledger transaction of its own (reason `stake`, wallet → the match's
+/// escrow, both entries with their `balance_after`); the accounts are locked in id order after
+/// the match rows, as every transfer locks them, and each account's balance moves once by the
+/// sum of its legs (one user may stake at two tables in one statement). One table that finds
+/// its row moved on leaves the others' saves whole. Returns, in order, which tables were
+/// saved; the tables are not changed (each caller then calls [`Table::saved`]). An error (an
+/// Idempotency-Key already used, a stake the wallet no longer covers, a deadlock with another
+/// process's statement) writes nothing for any of them. The rows go in match id order, which
+/// the nested-loop plan of a short list locks in, so two statements rarely wait for each
+/// other's rows in a cycle; PostgreSQL breaks one that does with an error.
 pub async fn save_many(
     conn: &mut PgConnection,
     tables: &[(&Table, Option<&Keyed>)],
@@ -366,7 +382,40 @@ pub async fn save_many(
              SELECT k.user_id, k.key, k.request, 200, k.body
                FROM unnest($32::uuid[], $33::uuid[], $34::text[], $35::jsonb[], $36::jsonb[])
                     AS k(match_id, user_id, key, request, body)
-              WHERE k.match_id IN (SELECT id FROM m))
+              WHERE k.match_id IN (SELECT id FROM m)),
+         st AS MATERIALIZED (
+             SELECT x.*, nextval('ledger_tx_id_seq') AS tx_id
+               FROM unnest($37::uuid[], $38::uuid[], $39::bigint[], $40::int[])
+                    AS x(match_id, user_id, amount, hand_no)
+              WHERE x.match_id IN (SELECT id FROM m)),
+         tx AS (
+             INSERT INTO ledger_tx (id, reason, match_id, hand_no)
+             SELECT tx_id, 'stake', match_id, hand_no FROM st),
+         legs AS MATERIALIZED (
+             SELECT st.tx_id, acc.id AS account_id, -st.amount AS amount
+               FROM st JOIN accounts acc ON acc.user_id = st.user_id
+             UNION ALL
+             SELECT st.tx_id, acc.id, st.amount
+               FROM st JOIN accounts acc ON acc.match_id = st.match_id),
+         lk AS MATERIALIZED (
+             SELECT acc.id FROM accounts acc
+              WHERE acc.id IN (SELECT account_id FROM legs)
+              ORDER BY acc.id FOR UPDATE),
+         bal AS (
+             UPDATE accounts acc SET balance = acc.balance + d.total
+               FROM (SELECT legs.account_id, sum(legs.amount)::bigint AS total
+                       FROM legs JOIN lk ON lk.id = legs.account_id
+                      GROUP BY legs.account_id) d
+              WHERE acc.id = d.account_id
+          RETURNING acc.id, acc.balance),
+         le AS (
+             INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
+             SELECT legs.tx_id, legs.account_id, legs.amount,
+                    bal.balance - COALESCE(sum(legs.amount) OVER (
+                        PARTITION BY legs.account_id ORDER BY legs.tx_id DESC
+                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+               FROM legs JOIN bal ON bal.id = legs.account_id
+              ORDER BY legs.tx_id, legs.account_id)
          SELECT id FROM m",
     )
     .bind(&c.ids)
@@ -405,6 +454,10 @@ pub async fn save_many(
     .bind(&c.k_key)
     .bind(&c.k_request)
     .bind(&c.k_body)
+    .bind(&c.st_match)
+    .bind(&c.st_user)
+    .bind(&c.st_amount)
+    .bind(&c.st_hand)
     .fetch_all(&mut *conn)
     .await?;
     Ok(tables.iter().map(|(t, _)| hit.contains(&t.id)).collect())
