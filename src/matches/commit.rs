@@ -6,7 +6,8 @@
 //! the server is quiet), and moves arriving while every lane is busy queue up and leave
 //! together with the next free lane, up to `max_batch` at a time. Under load a statement then
 //! carries several moves, and PostgreSQL's cost per statement (the round trip, the plan's
-//! start, the commit and its WAL flush) is shared by them: docs/performance.md § Group commit.
+//! start, the commit and its WAL flush) is shared by them: docs/performance.md § Group
+//! commit and stakes in the statement.
 //!
 //! Each table of a batch is written only if its row is still at its loaded version, so one
 //! table another process moved first leaves the others' saves whole; its move takes the
