@@ -494,9 +494,20 @@ impl TestApp {
 
     /// New players `prefix0`, `prefix1`, … take seats 0 to `n - 1` of match `id` in order.
     pub async fn seat_players(&self, id: &str, prefix: &str, n: usize) -> Vec<Player> {
+        self.seat_funded_players(id, prefix, n, 0).await
+    }
+
+    /// [`TestApp::seat_players`], each player granted `coins` first.
+    pub async fn seat_funded_players(
+        &self,
+        id: &str,
+        prefix: &str,
+        n: usize,
+        coins: i64,
+    ) -> Vec<Player> {
         let mut players = Vec::new();
         for seat in 0..n {
-            let p = self.player(&format!("{prefix}{seat}"), 0).await;
+            let p = self.player(&format!("{prefix}{seat}"), coins).await;
             let (s, v) = self
                 .post(
                     &format!("/v1/matches/{id}/join"),

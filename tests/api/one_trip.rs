@@ -60,19 +60,7 @@ async fn staking_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<
         .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    let mut players = Vec::new();
-    for seat in 0..3 {
-        let p = app.player(&format!("{prefix}{seat}"), 1000).await;
-        let (s, v) = app
-            .post(
-                &format!("/v1/matches/{id}/join"),
-                &p.token,
-                json!({"seat": seat}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-        players.push(p);
-    }
+    let players = app.seat_funded_players(&id, prefix, 3, 1000).await;
     (id, players)
 }
 
@@ -178,20 +166,30 @@ async fn rows_of(app: &TestApp, id: &str) -> Value {
     serde_json::from_str(&dump).unwrap()
 }
 
+/// Plays the same match on two processes to its end ([`play_out`]) and asserts that both
+/// wrote the same rows; returns the moves sent to each and those rows.
+async fn play_out_both(
+    one: (&TestApp, &str, &[Player]),
+    other: (&TestApp, &str, &[Player]),
+) -> (usize, Value) {
+    let moves = play_out(one.0, one.1, one.2).await;
+    assert_eq!(play_out(other.0, other.1, other.2).await, moves);
+    let rows = rows_of(one.0, one.1).await;
+    assert_eq!(rows, rows_of(other.0, other.1).await);
+    (moves, rows)
+}
+
 #[tokio::test]
 async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     let fast = process_on(&fresh_database().await, true).await;
     let slow = process_on(&fresh_database().await, false).await;
     let (fast_id, fast_players) = seeded_table(&fast, 2, "trip").await;
     let (slow_id, slow_players) = seeded_table(&slow, 2, "trip").await;
-    let moves = play_out(&fast, &fast_id, &fast_players).await;
-    assert_eq!(play_out(&slow, &slow_id, &slow_players).await, moves);
-
-    let (a, b) = (
-        rows_of(&fast, &fast_id).await,
-        rows_of(&slow, &slow_id).await,
-    );
-    assert_eq!(a, b);
+    let (moves, a) = play_out_both(
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+    )
+    .await;
     // Both hands ended and were settled once each (积分 per seat per hand), the second was
     // dealt after the first, and every move left its stored answer.
     let hands = a["hands"].as_array().unwrap();
@@ -254,13 +252,11 @@ async fn stakes_on_the_fast_path_write_the_ledger_the_transaction_writes() {
     let (s, b) = post_keyed(&slow, &slow_id, q, "first-bobo", &body).await;
     assert_eq!(s, StatusCode::OK, "{b}");
 
-    let moves = play_out(&fast, &fast_id, &fast_players).await;
-    assert_eq!(play_out(&slow, &slow_id, &slow_players).await, moves);
-    let (a, b) = (
-        rows_of(&fast, &fast_id).await,
-        rows_of(&slow, &slow_id).await,
-    );
-    assert_eq!(a, b);
+    let (_, a) = play_out_both(
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+    )
+    .await;
     // Both hands staked every seat's 簸簸 and were settled.
     let ledger = a["ledger"].as_array().unwrap();
     let count = |reason: &str| {
