@@ -13,7 +13,8 @@
 //! table another process moved first leaves the others' saves whole; its move takes the
 //! transactional path, as a single fast move that missed does. A statement that fails (an
 //! Idempotency-Key already used, a stake its wallet no longer covers, a deadlock with another
-//! process) wrote nothing for any of its moves: each is then tried alone, so one move's error never becomes another's.
+//! process) wrote nothing for any of its moves: each is then tried alone, so one move's error
+//! never becomes another's.
 //! A lane is a task of its own: a request that goes away (its client disconnected) does not
 //! cancel the statement that carries other requests' moves.
 

@@ -38,16 +38,7 @@ async fn table(app: &TestApp, players: &[&Player], options: Value, deck: Option<
     let (s, v) = app.post("/v1/matches", &app.admin_token, body).await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    for (i, p) in players.iter().enumerate() {
-        let (s, v) = app
-            .post(
-                &format!("/v1/matches/{id}/join"),
-                &p.token,
-                json!({"seat": i}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-    }
+    app.join_seats(&id, players).await;
     id
 }
 

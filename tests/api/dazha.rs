@@ -239,16 +239,8 @@ async fn a_joker_without_a_bomb_is_shown_and_fined_and_a_short_player_dissolves_
         .await;
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
-    for (i, p) in players.iter().enumerate() {
-        let (s, v) = app
-            .post(
-                &format!("/v1/matches/{id}/join"),
-                &p.token,
-                json!({"seat": i}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-    }
+    app.join_seats(&id, &players.iter().collect::<Vec<_>>())
+        .await;
     let v = app.view(&id, &players[0]).await;
     // Hand 1 was shown, not played: seat 3 pays 1 × base to each other player for its joker.
     let r = &v["last_result"];

@@ -507,7 +507,17 @@ impl TestApp {
     ) -> Vec<Player> {
         let mut players = Vec::new();
         for seat in 0..n {
-            let p = self.player(&format!("{prefix}{seat}"), coins).await;
+            players.push(self.player(&format!("{prefix}{seat}"), coins).await);
+        }
+        self.join_seats(id, &players.iter().collect::<Vec<_>>())
+            .await;
+        players
+    }
+
+    /// `players[i]` takes seat `i` of match `id`, in order (the last join deals when it fills
+    /// the table).
+    pub async fn join_seats(&self, id: &str, players: &[&Player]) {
+        for (seat, p) in players.iter().enumerate() {
             let (s, v) = self
                 .post(
                     &format!("/v1/matches/{id}/join"),
@@ -516,9 +526,7 @@ impl TestApp {
                 )
                 .await;
             assert_eq!(s, StatusCode::OK, "{v}");
-            players.push(p);
         }
-        players
     }
 
     /// Every event of the match as `p` may see it, in order (all pages).

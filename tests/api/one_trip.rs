@@ -166,6 +166,14 @@ async fn rows_of(app: &TestApp, id: &str) -> Value {
     serde_json::from_str(&dump).unwrap()
 }
 
+/// Two processes on databases of their own: one with the fast path, one without.
+async fn fast_and_slow() -> (TestApp, TestApp) {
+    (
+        process_on(&fresh_database().await, true).await,
+        process_on(&fresh_database().await, false).await,
+    )
+}
+
 /// Plays the same match on two processes to its end ([`play_out`]) and asserts that both
 /// wrote the same rows; returns the moves sent to each and those rows.
 async fn play_out_both(
@@ -181,8 +189,7 @@ async fn play_out_both(
 
 #[tokio::test]
 async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
-    let fast = process_on(&fresh_database().await, true).await;
-    let slow = process_on(&fresh_database().await, false).await;
+    let (fast, slow) = fast_and_slow().await;
     let (fast_id, fast_players) = seeded_table(&fast, 2, "trip").await;
     let (slow_id, slow_players) = seeded_table(&slow, 2, "trip").await;
     let (moves, a) = play_out_both(
@@ -226,18 +233,24 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
 
 #[tokio::test]
 async fn stakes_on_the_fast_path_write_the_ledger_the_transaction_writes() {
-    let fast = process_on(&fresh_database().await, true).await;
-    let slow = process_on(&fresh_database().await, false).await;
+    let (fast, slow) = fast_and_slow().await;
     let (fast_id, fast_players) = staking_table(&fast, 2, "stake").await;
     let (slow_id, slow_players) = staking_table(&slow, 2, "stake").await;
 
     // The first 簸簸 moves coins from a wallet to the escrow by the move's one statement.
-    let (p, hint) = next_move(&fast, &fast_id, &fast_players).await;
-    assert_eq!(hint["action"]["type"], "set_bobo", "{hint}");
-    let amount = hint["action"]["amount"].as_i64().unwrap();
-    let body = json!({"version": hint["version"], "action": hint["action"]});
-    let (s, b) = post_keyed(&fast, &fast_id, p, "first-bobo", &body).await;
-    assert_eq!(s, StatusCode::OK, "{b}");
+    let mut first = Vec::new();
+    for (app, id, players) in [
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+    ] {
+        let (p, hint) = next_move(app, id, players).await;
+        assert_eq!(hint["action"]["type"], "set_bobo", "{hint}");
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let (s, b) = post_keyed(app, id, p, "first-bobo", &body).await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        first.push((p, hint["action"]["amount"].as_i64().unwrap()));
+    }
+    let (p, amount) = first[0];
     assert_eq!(
         moves_counted(&fast.client, &fast.address, "fast").await,
         (1, 1)
@@ -247,10 +260,6 @@ async fn stakes_on_the_fast_path_write_the_ledger_the_transaction_writes() {
         (0, 0)
     );
     assert_eq!(fast.coins(p).await, 1000 - amount);
-    let (q, hint) = next_move(&slow, &slow_id, &slow_players).await;
-    let body = json!({"version": hint["version"], "action": hint["action"]});
-    let (s, b) = post_keyed(&slow, &slow_id, q, "first-bobo", &body).await;
-    assert_eq!(s, StatusCode::OK, "{b}");
 
     let (_, a) = play_out_both(
         (&fast, &fast_id, &fast_players),
@@ -289,16 +298,7 @@ async fn two_seat_table(app: &TestApp, p: &Player, other: &str) -> String {
     assert_eq!(s, StatusCode::CREATED, "{v}");
     let id = v["id"].as_str().unwrap().to_string();
     let q = app.player(other, 1000).await;
-    for (seat, who) in [p, &q].into_iter().enumerate() {
-        let (s, v) = app
-            .post(
-                &format!("/v1/matches/{id}/join"),
-                &who.token,
-                json!({"seat": seat}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::OK, "{v}");
-    }
+    app.join_seats(&id, &[p, &q]).await;
     id
 }
 

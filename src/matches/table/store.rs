@@ -390,7 +390,7 @@ pub async fn save_many(
               WHERE x.match_id IN (SELECT id FROM m)),
          tx AS (
              INSERT INTO ledger_tx (id, reason, match_id, hand_no)
-             SELECT tx_id, 'stake', match_id, hand_no FROM st),
+             SELECT tx_id, $41, match_id, hand_no FROM st),
          legs AS MATERIALIZED (
              SELECT st.tx_id, acc.id AS account_id, -st.amount AS amount
                FROM st JOIN accounts acc ON acc.user_id = st.user_id
@@ -458,6 +458,7 @@ pub async fn save_many(
     .bind(&c.st_user)
     .bind(&c.st_amount)
     .bind(&c.st_hand)
+    .bind(Reason::Stake.as_str())
     .fetch_all(&mut *conn)
     .await?;
     Ok(tables.iter().map(|(t, _)| hit.contains(&t.id)).collect())
