@@ -3,8 +3,9 @@
 //! refuses to commit a transaction whose entries do not sum to zero.
 
 use std::collections::BTreeMap;
+use std::sync::LazyLock;
 
-use sqlx::PgConnection;
+use sqlx::{PgConnection, Row};
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -156,81 +157,127 @@ async fn lock_accounts(
     Ok(found)
 }
 
-/// Moves coins as one balanced transaction. `legs` are (party, signed amount) and must sum to
-/// zero; legs of the same party are added up; zero legs are dropped. Returns the ids of the
-/// entries written, by party, or `None` when nothing moved.
+/// One balanced transfer netted by party (parties whose amounts cancel out drop), as the
+/// parameters of [`transfer_ctes`].
+pub struct Legs {
+    parties: Vec<Party>,
+    kinds: Vec<&'static str>,
+    refs: Vec<Option<Uuid>>,
+    amounts: Vec<i64>,
+    legs: Vec<i32>,
+}
+
+impl Legs {
+    /// Nets `legs` by party; an unbalanced set is a bug of the caller's.
+    pub fn net(meta: &TxMeta, legs: &[(Party, i64)]) -> Result<Legs, ApiError> {
+        let mut net: BTreeMap<Party, i64> = BTreeMap::new();
+        for &(p, a) in legs {
+            *net.entry(p).or_default() += a;
+        }
+        net.retain(|_, a| *a != 0);
+        if net.values().sum::<i64>() != 0 {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "unbalanced transfer {legs:?} for {}",
+                meta.reason.as_str()
+            )));
+        }
+        let (kinds, refs) = net
+            .keys()
+            .map(|p| match *p {
+                Party::House => ("house", None),
+                Party::User(u) => ("user", Some(u)),
+                Party::MatchEscrow(m) => ("escrow", Some(m)),
+                Party::TournamentEscrow(t) => ("tournament", Some(t)),
+            })
+            .unzip();
+        Ok(Legs {
+            parties: net.keys().copied().collect(),
+            kinds,
+            refs,
+            amounts: net.values().copied().collect(),
+            legs: (0..net.len() as i32).collect(),
+        })
+    }
+
+    /// Nothing moves.
+    pub fn is_empty(&self) -> bool {
+        self.parties.is_empty()
+    }
+
+    /// Binds the nine parameters of [`TRANSFER_CTES`], in order (copies: the query may
+    /// outlive the legs).
+    pub fn bind<'q>(&self, meta: &TxMeta, q: PgQuery<'q>) -> PgQuery<'q> {
+        q.bind(meta.reason.as_str())
+            .bind(meta.match_id)
+            .bind(meta.tournament_id)
+            .bind(meta.hand_no)
+            .bind(meta.note.clone())
+            .bind(self.kinds.clone())
+            .bind(self.refs.clone())
+            .bind(self.amounts.clone())
+            .bind(self.legs.clone())
+    }
+}
+
+/// A query with its parameters bound one by one.
+pub type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
+
+/// The common table expressions of one ledger transaction, its nine parameters numbered from
+/// `$1` ([`Legs::bind`]): lock the accounts in id order (concurrent transfers never
+/// deadlock), add the amounts, write the transaction and its entries with each account's
+/// balance after. `u` holds each moved account's `id`, `balance` (after), `amount` and `leg`;
+/// `e` each entry's `account_id` and `id`. Empty legs write nothing, not even the
+/// transaction. The CHECK on `accounts` refuses a balance below zero (→ insufficient_coins)
+/// and the deferred trigger checks the sum.
+pub const TRANSFER_CTES: &str = "
+    l AS (SELECT * FROM unnest($6::text[], $7::uuid[], $8::bigint[], $9::int[])
+                 AS l(kind, ref, amount, leg)),
+    a AS (SELECT acc.id, l.amount, l.leg FROM l JOIN accounts acc ON acc.id = (
+                 CASE l.kind
+                     WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
+                     WHEN 'escrow' THEN (SELECT id FROM accounts WHERE match_id = l.ref)
+                     WHEN 'tournament'
+                         THEN (SELECT id FROM accounts WHERE tournament_id = l.ref)
+                     ELSE (SELECT id FROM accounts WHERE kind = 'house')
+                 END)
+           ORDER BY acc.id FOR UPDATE OF acc),
+    t AS (INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
+          SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT FROM l) RETURNING id),
+    u AS (UPDATE accounts acc SET balance = acc.balance + a.amount
+            FROM a WHERE acc.id = a.id
+          RETURNING acc.id, acc.balance, a.amount, a.leg),
+    e AS (INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
+          SELECT t.id, u.id, u.amount, u.balance FROM t, u
+          RETURNING account_id, id)";
+
+/// Moves coins as one balanced transaction, in one statement ([`TRANSFER_CTES`]). `legs` are
+/// (party, signed amount) and must sum to zero; legs of the same party are added up; zero
+/// legs are dropped. Returns the ids of the entries written, by party, or `None` when nothing
+/// moved (and no statement was sent).
 pub async fn transfer(
     conn: &mut PgConnection,
     meta: &TxMeta,
     legs: &[(Party, i64)],
 ) -> Result<Option<BTreeMap<Party, i64>>, ApiError> {
-    let mut net: BTreeMap<Party, i64> = BTreeMap::new();
-    for &(p, a) in legs {
-        *net.entry(p).or_default() += a;
-    }
-    net.retain(|_, a| *a != 0);
-    if net.values().sum::<i64>() != 0 {
-        return Err(ApiError::Internal(anyhow::anyhow!(
-            "unbalanced transfer {legs:?} for {}",
-            meta.reason.as_str()
-        )));
-    }
-    if net.is_empty() {
+    static SQL: LazyLock<String> = LazyLock::new(|| {
+        format!(
+            "WITH {TRANSFER_CTES} SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id"
+        )
+    });
+    let legs = Legs::net(meta, legs)?;
+    if legs.is_empty() {
         return Ok(None);
     }
-    // One statement: lock the accounts in id order (concurrent transfers never deadlock), add
-    // the amounts, write the transaction and its entries. The CHECK on `accounts` refuses a
-    // balance below zero (→ insufficient_coins) and the deferred trigger checks the sum.
-    let (kinds, refs): (Vec<&str>, Vec<Option<Uuid>>) = net
-        .keys()
-        .map(|p| match *p {
-            Party::House => ("house", None),
-            Party::User(u) => ("user", Some(u)),
-            Party::MatchEscrow(m) => ("escrow", Some(m)),
-            Party::TournamentEscrow(t) => ("tournament", Some(t)),
-        })
-        .unzip();
-    let amounts: Vec<i64> = net.values().copied().collect();
-    let entries: Vec<(i64, i64)> = sqlx::query_as(
-        "WITH l AS (
-             SELECT * FROM unnest($6::text[], $7::uuid[], $8::bigint[], $9::int[])
-                        AS l(kind, ref, amount, leg)),
-         a AS (
-             SELECT acc.id, l.amount, l.leg FROM l JOIN accounts acc ON acc.id = (
-                    CASE l.kind
-                        WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
-                        WHEN 'escrow' THEN (SELECT id FROM accounts WHERE match_id = l.ref)
-                        WHEN 'tournament'
-                            THEN (SELECT id FROM accounts WHERE tournament_id = l.ref)
-                        ELSE (SELECT id FROM accounts WHERE kind = 'house')
-                    END)
-              ORDER BY acc.id FOR UPDATE OF acc),
-         t AS (
-             INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
-             VALUES ($1, $2, $3, $4, $5) RETURNING id),
-         u AS (
-             UPDATE accounts acc SET balance = acc.balance + a.amount
-               FROM a WHERE acc.id = a.id
-             RETURNING acc.id, acc.balance, a.amount, a.leg),
-         e AS (
-             INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-             SELECT t.id, u.id, u.amount, u.balance FROM t, u
-             RETURNING account_id, id)
-         SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id",
-    )
-    .bind(meta.reason.as_str())
-    .bind(meta.match_id)
-    .bind(meta.tournament_id)
-    .bind(meta.hand_no)
-    .bind(&meta.note)
-    .bind(&kinds)
-    .bind(&refs)
-    .bind(&amounts)
-    .bind((0..net.len() as i32).collect::<Vec<i32>>())
-    .fetch_all(&mut *conn)
-    .await?;
+    let entries: Vec<(i64, i64)> = legs
+        .bind(meta, sqlx::query(SQL.as_str()))
+        .fetch_all(&mut *conn)
+        .await?
+        .iter()
+        .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
+        .collect::<sqlx::Result<_>>()?;
     let by_leg: BTreeMap<i64, i64> = entries.into_iter().collect();
-    net.keys()
+    legs.parties
+        .iter()
         .enumerate()
         .map(|(i, p)| match by_leg.get(&(i as i64)) {
             Some(id) => Ok((*p, *id)),

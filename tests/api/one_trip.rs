@@ -126,6 +126,7 @@ async fn rows_of(app: &TestApp, id: &str) -> Value {
                          FROM match_actions WHERE match_id = $1::uuid),
            'hands', (SELECT json_agg(json_build_object('hand_no', hand_no,
                             'commitment', commitment, 'result', result,
+                            'wallets', wallets, 'scores', scores,
                             'ended', ended_at IS NOT NULL) ORDER BY hand_no)
                        FROM hands WHERE match_id = $1::uuid),
            'scores', (SELECT json_agg(json_build_object('user', s.user_id, 'game', s.game,
@@ -283,6 +284,95 @@ async fn stakes_on_the_fast_path_write_the_ledger_the_transaction_writes() {
         assert_eq!(fast.coins(fp).await, slow.coins(sp).await);
     }
     fast.assert_ledger_reconciles().await;
+}
+
+/// A hand's end is written with the next hand's deal by one statement (the settlement's
+/// ledger transaction, the hand's result, the 积分, the new hand's row): a move that ends a
+/// hand sends BEGIN, the locked load, that statement, the save and COMMIT. Each new hand
+/// starts from the wallets and 积分 after the previous one's settlement, as its row records.
+#[tokio::test]
+async fn a_hand_end_and_the_next_deal_are_one_statement() {
+    let app = process_on(&fresh_database().await, false).await;
+    let (id, players) = staking_table(&app, 4, "end").await;
+    let ended = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM hands WHERE match_id = $1::uuid AND ended_at IS NOT NULL",
+        )
+        .bind(&id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+    };
+    let mut moves = 0;
+    let mut ends = Vec::new();
+    while app.view(&id, &players[0]).await["status"] != "finished" {
+        assert!(moves < 2_000, "the match does not end");
+        let (p, hint) = next_move(&app, &id, &players).await;
+        let (before, hands) = (
+            moves_counted(&app.client, &app.address, "transaction").await,
+            ended().await,
+        );
+        // Every bet all in where the game allows it, so that coins change hands at showdown.
+        let betting = !["set_bobo", "sit_out", "split"]
+            .contains(&hint["action"]["type"].as_str().unwrap_or(""));
+        let url = format!("/v1/matches/{id}/actions");
+        let mut answer = (StatusCode::UNPROCESSABLE_ENTITY, Value::Null);
+        if betting {
+            let body = json!({"version": hint["version"], "action": {"type": "all_in"}});
+            answer = app.post(&url, &p.token, body).await;
+        }
+        if answer.0 != StatusCode::OK {
+            let body = json!({"version": hint["version"], "action": hint["action"]});
+            answer = app.post(&url, &p.token, body).await;
+        }
+        assert_eq!(answer.0, StatusCode::OK, "{hint} refused: {}", answer.1);
+        moves += 1;
+        let after = moves_counted(&app.client, &app.address, "transaction").await;
+        assert_eq!(after.0, before.0 + 1);
+        if ended().await > hands {
+            ends.push(after.1 - before.1);
+        }
+    }
+    assert_eq!(
+        ends,
+        [5, 5, 5, 5],
+        "statements of the moves that ended a hand"
+    );
+
+    // Each hand's recorded wallets and 积分 are those after the hands before it: the last
+    // balance the ledger gave each player in this match before it (1,000 granted), and the
+    // 积分 the previous hand left.
+    let rows: Vec<(i32, Value, Value, Value, Value)> = sqlx::query_as(
+        "SELECT h.hand_no, h.wallets, h.scores,
+                (SELECT jsonb_agg(COALESCE(
+                        (SELECT e.balance_after FROM ledger_entries e
+                           JOIN ledger_tx t ON t.id = e.tx_id
+                           JOIN accounts a ON a.id = e.account_id
+                          WHERE a.user_id = s.user_id AND t.match_id = h.match_id
+                            AND t.hand_no < h.hand_no
+                          ORDER BY e.id DESC LIMIT 1), 1000) ORDER BY s.seat)
+                   FROM match_seats s WHERE s.match_id = h.match_id),
+                (SELECT jsonb_agg(COALESCE(
+                        (SELECT p.points_after FROM score_entries p
+                          WHERE p.user_id = s.user_id AND p.match_id = h.match_id
+                            AND p.hand_no = h.hand_no - 1), 0) ORDER BY s.seat)
+                   FROM match_seats s WHERE s.match_id = h.match_id)
+           FROM hands h WHERE h.match_id = $1::uuid ORDER BY h.hand_no",
+    )
+    .bind(&id)
+    .fetch_all(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(rows.len(), 4);
+    for (hand, wallets, scores, settled, points) in &rows {
+        assert_eq!(wallets, settled, "hand {hand}");
+        assert_eq!(scores, points, "hand {hand}");
+    }
+    assert!(
+        rows.iter().any(|r| r.1 != json!([1000, 1000, 1000])),
+        "no hand moved coins: {rows:?}"
+    );
+    app.assert_ledger_reconciles().await;
 }
 
 /// Seats `p` (with a new player beside it) at a new 扯旋 table of two, which deals: both

@@ -123,6 +123,18 @@ struct PendingStake {
     amount: i64,
 }
 
+/// A hand's end not yet written: its settlement (reason `hand_settlement`), its `hands`
+/// row's result and its 积分. One statement writes them ([`Table::settle`]) before anything
+/// else in the transaction reads or moves coins or saves, with the next hand's deal when one
+/// follows.
+struct PendingEnd {
+    hand_no: i32,
+    result: Value,
+    settlement: Vec<(Party, i64)>,
+    users: Vec<Uuid>,
+    points: Vec<i64>,
+}
+
 pub struct Table {
     id: Uuid,
     game: &'static dyn DynGame,
@@ -150,6 +162,7 @@ pub struct Table {
     actions: Vec<PendingAction>,
     dirty_seats: Vec<usize>,
     stakes: Vec<PendingStake>,
+    ending: Option<PendingEnd>,
     /// Statements sent to the database for this table since it was loaded (a metric).
     statements: u64,
 }
@@ -182,6 +195,7 @@ impl Table {
             actions: Vec::new(),
             dirty_seats: Vec::new(),
             stakes: Vec::new(),
+            ending: None,
             statements: 0,
         }
     }

@@ -1,7 +1,35 @@
 //! Carrying out an engine's outcome: coins through the ledger, 积分, coin-room fees and
 //! shortfalls, the hand's result.
 
+use std::sync::LazyLock;
+
 use super::*;
+use crate::ledger::{Legs, TRANSFER_CTES};
+
+/// The common table expressions of a hand's end, after [`TRANSFER_CTES`] (its settlement):
+/// `$10` the match, `$11` the hand ended (NULL: none), `$12` its result, `$13`/`$14` the
+/// seated players and their 积分 for it, `$15` the game. `h` holds the `hands` row it ended
+/// (none when that hand was settled already); `up` each player's 积分 after it.
+const END_CTES: &str = "
+    h AS (UPDATE hands SET ended_at = now(), result = $12
+           WHERE match_id = $10 AND hand_no = $11 AND ended_at IS NULL RETURNING 1),
+    d AS (SELECT * FROM unnest($13::uuid[], $14::bigint[]) AS d(user_id, delta)),
+    up AS (INSERT INTO scores (user_id, game, points) SELECT user_id, $15, delta FROM d
+           ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + EXCLUDED.points
+           RETURNING user_id, points),
+    se AS (INSERT INTO score_entries (user_id, game, match_id, hand_no, delta, points_after)
+           SELECT d.user_id, $15, $10, $11, d.delta, up.points FROM d JOIN up USING (user_id))";
+
+/// The `hands` row of a hand being dealt, as [`Table::settle_and_deal`] writes it.
+pub(super) struct NewHand<'a> {
+    pub hand_no: i32,
+    /// The hand's seed, revealed with the replay (none for a deck fixed by the creator).
+    pub seed: Option<Vec<u8>>,
+    pub commitment: &'a str,
+    pub deck: Value,
+    pub start_state: &'a str,
+    pub start_ms: i64,
+}
 
 impl Table {
     pub(super) async fn carry_out(
@@ -11,44 +39,148 @@ impl Table {
     ) -> Result<(), ApiError> {
         let hand_no = self.hand_no();
         self.push_events(hand_no, outcome.events);
-        self.move_money(conn, hand_no, &outcome.money).await?;
-        if let Some(result) = outcome.hand_end {
-            let detail = json!({
-                "hand_no": result.hand_no,
-                "points": result.points,
-                "coins": result.coins,
-                "detail": result.detail,
-            });
-            self.statements += 1;
-            let updated = sqlx::query(
-                "UPDATE hands SET ended_at = now(), result = $3
-                  WHERE match_id = $1 AND hand_no = $2 AND ended_at IS NULL",
-            )
-            .bind(self.id)
-            .bind(result.hand_no as i32)
-            .bind(&detail)
-            .execute(&mut *conn)
-            .await?;
-            if updated.rows_affected() != 1 {
-                return Err(ApiError::Internal(anyhow::anyhow!(
-                    "match {} hand {} settled twice or never started",
-                    self.id,
-                    result.hand_no
-                )));
-            }
-            self.record_points(conn, result.hand_no as i32, &result.points)
+        let settlement = self.move_money(conn, hand_no, &outcome.money).await?;
+        let Some(result) = outcome.hand_end else {
+            // Coins handed back during a hand (扯旋: a folded player leaves) move at once.
+            let meta = self.tx_meta(Reason::HandSettlement, hand_no);
+            return self.transfer(conn, &meta, &settlement).await;
+        };
+        let detail = json!({
+            "hand_no": result.hand_no,
+            "points": result.points,
+            "coins": result.coins,
+            "detail": result.detail,
+        });
+        let (users, points) = result
+            .points
+            .iter()
+            .enumerate()
+            .filter_map(|(seat, &p)| Some((self.seat(seat)?.user_id, p)))
+            .unzip();
+        self.settle(conn).await?;
+        self.ending = Some(PendingEnd {
+            hand_no: result.hand_no as i32,
+            result: detail.clone(),
+            settlement,
+            users,
+            points,
+        });
+        let mut detail = detail;
+        if let Some(room) = self.platform.room.clone() {
+            let coins = self
+                .settle_room(conn, &room, result.hand_no as i32, &result.units)
                 .await?;
-            let mut detail = detail;
-            if let Some(room) = self.platform.room.clone() {
-                let coins = self
-                    .settle_room(conn, &room, result.hand_no as i32, &result.units)
-                    .await?;
-                detail["room_coins"] = json!(coins);
-            }
-            self.platform_event("hand_ended", None, detail.clone());
-            self.last_result = Some(detail);
+            detail["room_coins"] = json!(coins);
         }
+        self.platform_event("hand_ended", None, detail.clone());
+        self.last_result = Some(detail);
         Ok(())
+    }
+
+    /// Writes the hand end left by [`Table::carry_out`], if any, in one statement: the
+    /// settlement's ledger transaction, the `hands` row's result (refused when the hand was
+    /// settled already) and the 积分 of every seated player.
+    pub(super) async fn settle(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        if self.ending.is_none() {
+            return Ok(());
+        }
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            format!("WITH {TRANSFER_CTES}, {END_CTES} SELECT (SELECT count(*) FROM h)")
+        });
+        self.send_end(conn, SQL.as_str(), |q| q).await?;
+        Ok(())
+    }
+
+    /// Writes the pending hand end, if any, and the `hands` row of the hand dealt next, in one
+    /// statement; returns the wallets and 积分 of `users` after that settlement, in their
+    /// order, as the row records them.
+    pub(super) async fn settle_and_deal(
+        &mut self,
+        conn: &mut PgConnection,
+        users: &[Uuid],
+        hand: NewHand<'_>,
+    ) -> Result<(Vec<i64>, Vec<i64>), ApiError> {
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            format!(
+                "WITH {TRANSFER_CTES}, {END_CTES},
+                 w AS (SELECT s.ord, COALESCE(u.balance, acc.balance, 0) AS balance,
+                              COALESCE(up.points, sc.points, 0) AS points
+                         FROM unnest($16::uuid[]) WITH ORDINALITY AS s(user_id, ord)
+                         LEFT JOIN accounts acc ON acc.user_id = s.user_id
+                         LEFT JOIN u ON u.id = acc.id
+                         LEFT JOIN up ON up.user_id = s.user_id
+                         LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = $15),
+                 nh AS (INSERT INTO hands (match_id, hand_no, seed, commitment, deck,
+                                           start_state, wallets, scores, start_ms)
+                        SELECT $10, $17, $18, $19, $20, $21::jsonb,
+                               jsonb_agg(balance ORDER BY ord), jsonb_agg(points ORDER BY ord),
+                               $22
+                          FROM w
+                        RETURNING wallets, scores)
+                 SELECT (SELECT count(*) FROM h), nh.wallets, nh.scores FROM nh"
+            )
+        });
+        let row = self
+            .send_end(conn, SQL.as_str(), |q| {
+                q.bind(users)
+                    .bind(hand.hand_no)
+                    .bind(hand.seed)
+                    .bind(hand.commitment)
+                    .bind(hand.deck)
+                    .bind(hand.start_state)
+                    .bind(hand.start_ms)
+            })
+            .await?;
+        let Json(wallets) = row.try_get(1)?;
+        let Json(scores) = row.try_get(2)?;
+        Ok((wallets, scores))
+    }
+
+    /// Sends a statement made of [`TRANSFER_CTES`] and [`END_CTES`] (the pending end's, or
+    /// empty ones), with `more` parameters bound after theirs; checks that the ended hand's
+    /// row was ended by it, and by nothing before.
+    async fn send_end<'q>(
+        &mut self,
+        conn: &mut PgConnection,
+        sql: &'static str,
+        more: impl FnOnce(ledger::PgQuery<'q>) -> ledger::PgQuery<'q>,
+    ) -> Result<PgRow, ApiError> {
+        let end = self.ending.take();
+        let ended = end.as_ref().map(|e| e.hand_no);
+        let meta = self.tx_meta(Reason::HandSettlement, ended.unwrap_or(0));
+        let (settlement, result, users, points) = match end {
+            Some(e) => (e.settlement, Some(e.result), e.users, e.points),
+            None => Default::default(),
+        };
+        let q = Legs::net(&meta, &settlement)?
+            .bind(&meta, sqlx::query(sql))
+            .bind(self.id)
+            .bind(ended)
+            .bind(result)
+            .bind(users)
+            .bind(points)
+            .bind(self.game.name());
+        self.statements += 1;
+        let row = more(q).fetch_one(&mut *conn).await?;
+        let rows: i64 = row.try_get(0)?;
+        if rows != i64::from(ended.is_some()) {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "match {} hand {:?} settled twice or never started",
+                self.id,
+                ended
+            )));
+        }
+        Ok(row)
+    }
+
+    fn tx_meta(&self, reason: Reason, hand_no: i32) -> TxMeta {
+        TxMeta {
+            reason,
+            match_id: Some(self.id),
+            tournament_id: self.tournament_id,
+            hand_no: Some(hand_no),
+            note: None,
+        }
     }
 
     /// Queues an outcome's events, each visible to everyone or to the users at its seats.
@@ -85,6 +217,7 @@ impl Table {
         meta: &TxMeta,
         legs: &[(Party, i64)],
     ) -> Result<(), ApiError> {
+        self.settle(conn).await?;
         if ledger::transfer(conn, meta, legs).await?.is_some() {
             self.statements += 1;
         }
@@ -97,40 +230,33 @@ impl Table {
         conn: &mut PgConnection,
         users: &[Uuid],
     ) -> Result<Vec<i64>, ApiError> {
+        self.settle(conn).await?;
         self.statements += 1;
         ledger::lock_balances(conn, users).await
     }
 
+    /// Moves an outcome's stakes and 逃跑 penalties; returns its payouts, legs of one
+    /// settlement the caller writes.
     pub(super) async fn move_money(
         &mut self,
         conn: &mut PgConnection,
         hand_no: i32,
         money: &[Money],
-    ) -> Result<(), ApiError> {
-        if money.is_empty() {
-            return Ok(());
-        }
-        let (id, tournament_id) = (self.id, self.tournament_id);
-        let meta = |reason| TxMeta {
-            reason,
-            match_id: Some(id),
-            tournament_id,
-            hand_no: Some(hand_no),
-            note: None,
-        };
-        let escrow = Party::MatchEscrow(id);
+    ) -> Result<Vec<(Party, i64)>, ApiError> {
         let mut settlement = Vec::new();
+        if money.is_empty() {
+            return Ok(settlement);
+        }
+        self.settle(conn).await?;
+        let escrow = Party::MatchEscrow(self.id);
         let mut penalty = Vec::new();
         for m in money {
             match *m {
                 Money::Stake { seat, amount } => {
                     let user = Party::User(self.user_at(seat)?);
-                    self.transfer(
-                        conn,
-                        &meta(Reason::Stake),
-                        &[(user, -amount), (escrow, amount)],
-                    )
-                    .await?;
+                    let meta = self.tx_meta(Reason::Stake, hand_no);
+                    self.transfer(conn, &meta, &[(user, -amount), (escrow, amount)])
+                        .await?;
                 }
                 Money::Payout { seat, amount } => {
                     settlement.push((Party::User(self.user_at(seat)?), amount));
@@ -142,18 +268,15 @@ impl Table {
                 }
                 Money::Penalty { seat, amount } => {
                     let user = self.user_at(seat)?;
-                    let taken =
-                        ledger::take_up_to(conn, &meta(Reason::EscapePenalty), user, amount)
-                            .await?;
+                    let meta = self.tx_meta(Reason::EscapePenalty, hand_no);
+                    let taken = ledger::take_up_to(conn, &meta, user, amount).await?;
                     self.statements += 1 + u64::from(taken > 0);
                 }
             }
         }
-        self.transfer(conn, &meta(Reason::EscapePenalty), &penalty)
-            .await?;
-        self.transfer(conn, &meta(Reason::HandSettlement), &settlement)
-            .await?;
-        Ok(())
+        let meta = self.tx_meta(Reason::EscapePenalty, hand_no);
+        self.transfer(conn, &meta, &penalty).await?;
+        Ok(settlement)
     }
 
     /// 金币场: moves the hand's units × stake between the wallets (never below zero).
@@ -220,40 +343,5 @@ impl Table {
             json!({ "min_coins": room.min_coins, "short": short }),
         );
         Ok(true)
-    }
-
-    pub(super) async fn record_points(
-        &mut self,
-        conn: &mut PgConnection,
-        hand_no: i32,
-        points: &[i64],
-    ) -> Result<(), ApiError> {
-        let mut users = Vec::new();
-        let mut deltas = Vec::new();
-        for (seat, &p) in points.iter().enumerate() {
-            if let Some(Some(s)) = self.seats.get(seat) {
-                users.push(s.user_id);
-                deltas.push(p);
-            }
-        }
-        self.statements += 1;
-        sqlx::query(
-            "WITH d AS (SELECT * FROM unnest($1::uuid[], $2::bigint[]) AS d(user_id, delta)),
-                  up AS (INSERT INTO scores (user_id, game, points)
-                         SELECT user_id, $3, delta FROM d
-                         ON CONFLICT (user_id, game)
-                         DO UPDATE SET points = scores.points + EXCLUDED.points
-                         RETURNING user_id, points)
-             INSERT INTO score_entries (user_id, game, match_id, hand_no, delta, points_after)
-             SELECT d.user_id, $3, $4, $5, d.delta, up.points FROM d JOIN up USING (user_id)",
-        )
-        .bind(&users)
-        .bind(&deltas)
-        .bind(self.game.name())
-        .bind(self.id)
-        .bind(hand_no)
-        .execute(conn)
-        .await?;
-        Ok(())
     }
 }

@@ -1,6 +1,7 @@
 //! Driving the engine: client and automatic actions, 逃跑, dealing, and everything that
 //! happens without a client between them (`advance`).
 
+use super::money::NewHand;
 use super::*;
 
 /// Bound on automatic steps in one transaction, so that one request or sweep does bounded
@@ -386,52 +387,31 @@ impl Table {
             legs.push((Party::House, room.room_fee * users.len() as i64));
             self.transfer(conn, &meta, &legs).await?;
         }
-        self.statements += 2;
-        let rows: Vec<(Uuid, i64, i64)> = sqlx::query_as(
-            "SELECT a.user_id, a.balance, COALESCE(s.points, 0)
-               FROM accounts a LEFT JOIN scores s ON s.user_id = a.user_id AND s.game = $2
-              WHERE a.user_id = ANY($1)",
-        )
-        .bind(&users)
-        .bind(self.game.name())
-        .fetch_all(&mut *conn)
-        .await?;
-        let lookup = |u: Uuid| {
-            rows.iter()
-                .find(|r| r.0 == u)
-                .map(|r| (r.1, r.2))
-                .unwrap_or((0, 0))
-        };
-        let (wallets, scores): (Vec<i64>, Vec<i64>) = users.iter().map(|&u| lookup(u)).unzip();
         let start_state = self.state.save();
         let ctx = self.ctx();
-        let outcome = self.state.start_hand(HandStart {
-            deck: deck.clone(),
-            ctx,
-            wallets: wallets.clone(),
-            scores: scores.clone(),
-        });
         let commit = commitment(&seed);
-        sqlx::query(
-            "INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
-                                scores, start_ms)
-             VALUES ($1, $2, $3, $4, $5, $6::jsonb, $7, $8, $9)",
-        )
-        .bind(self.id)
-        .bind(hand_no as i32)
-        .bind(if deck_fixed {
-            None
-        } else {
-            Some(seed.to_vec())
-        })
-        .bind(&commit)
-        .bind(json!({ "cards": deck, "fixed": deck_fixed }))
-        .bind(&start_state)
-        .bind(json!(wallets))
-        .bind(json!(scores))
-        .bind(ctx.now_ms)
-        .execute(&mut *conn)
-        .await?;
+        // The hand that ended last is settled by the same statement, so the wallets and 积分
+        // the new hand starts from are those after it.
+        let (wallets, scores) = self
+            .settle_and_deal(
+                conn,
+                &users,
+                NewHand {
+                    hand_no: hand_no as i32,
+                    seed: (!deck_fixed).then(|| seed.to_vec()),
+                    commitment: &commit,
+                    deck: json!({ "cards": deck, "fixed": deck_fixed }),
+                    start_state: &start_state,
+                    start_ms: ctx.now_ms,
+                },
+            )
+            .await?;
+        let outcome = self.state.start_hand(HandStart {
+            deck,
+            ctx,
+            wallets,
+            scores,
+        });
         self.commitment = Some(commit.clone());
         self.version += 1;
         self.platform_event(

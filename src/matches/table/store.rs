@@ -146,6 +146,7 @@ impl Table {
             actions: Vec::new(),
             dirty_seats: Vec::new(),
             stakes: Vec::new(),
+            ending: None,
             statements: 0,
         })
     }
@@ -155,6 +156,7 @@ impl Table {
     /// work: the transaction holds the row lock, so the row cannot have moved, and a row that
     /// did is an error (nothing is written), never a silent overwrite.
     pub async fn save(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        self.settle(conn).await?;
         if self.save_over_loaded(conn, None).await? {
             return Ok(());
         }
