@@ -29,6 +29,8 @@ pub enum Reason {
     Stake,
     /// Match escrow → users at the end of a hand.
     HandSettlement,
+    /// Match escrow → a user: the rest of a folded seat's stake when it leaves during the hand.
+    StakeReturn,
     /// Escrow or user → house: 逃跑.
     EscapePenalty,
     /// User → house: a coin room's fee per 局.
@@ -55,6 +57,7 @@ impl Reason {
             Reason::Grant => "grant",
             Reason::Stake => "stake",
             Reason::HandSettlement => "hand_settlement",
+            Reason::StakeReturn => "stake_return",
             Reason::EscapePenalty => "escape_penalty",
             Reason::RoomFee => "room_fee",
             Reason::CoinRoom => "coin_room",

@@ -247,6 +247,97 @@ async fn escape_charges_the_table_total_and_refunds_the_others() {
     assert_eq!(v["phase"], "bobo");
 }
 
+/// A folded seat that leaves takes the rest of its 簸簸 home at once (reason `stake_return`:
+/// the hand's one `hand_settlement` is still to come), and the others play the hand to its
+/// end and settlement. The hand's 积分 go to the players dealt into it, the leaver's too, not
+/// to one who took the freed seat meanwhile.
+#[tokio::test]
+async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
+    let app = spawn_app().await;
+    let a = app.player("ann", 1000).await;
+    let b = app.player("ben", 1000).await;
+    let c = app.player("cat", 1000).await;
+    let d = app.player("dan", 1000).await;
+    let players = [&a, &b, &c, &d];
+    let id = table(&app, &players, json!({}), None).await;
+    set_bobos(&app, &id, &players, &[100, 100, 100, 100]).await;
+    let (s, v) = app.act(&id, &b, json!({"type": "raise", "to": 20})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = app.act(&id, &c, json!({"type": "fold"})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = app
+        .post(&format!("/v1/matches/{id}/leave"), &c.token, json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    // Its ante stays in the hand; the other 90 of its 簸簸 come back now.
+    assert_eq!(app.coins(&c).await, 990);
+    let (_, ledger) = app.get("/v1/me/ledger", &c.token).await;
+    assert!(
+        ledger["entries"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["reason"] == "stake_return" && e["amount"] == 90),
+        "{ledger}"
+    );
+    // A new player takes the freed seat during the hand; it plays from the next deal.
+    let e = app.player("eve", 1000).await;
+    let (s, v) = app
+        .post(
+            &format!("/v1/matches/{id}/join"),
+            &e.token,
+            json!({"seat": 2}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    for p in [&d, &a] {
+        let (s, v) = app.act(&id, p, json!({"type": "fold"})).await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+    let v = app.view(&id, &b).await;
+    assert_eq!(v["last_result"]["hand_no"], 1, "{v}");
+    // The hand's 积分 go to the players dealt into it, cat's too, none to eve; they sum to 0.
+    let points: Vec<i64> = v["last_result"]["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p.as_i64().unwrap())
+        .collect();
+    assert_eq!(points.iter().sum::<i64>(), 0, "{v}");
+    assert!(points[2] < 0, "cat lost its ante: {v}");
+    for (p, want) in [
+        (&a, points[0]),
+        (&b, points[1]),
+        (&c, points[2]),
+        (&d, points[3]),
+    ] {
+        let (_, me) = app.get("/v1/me", &p.token).await;
+        assert_eq!(me["scores"]["chexuan"], want, "{me}");
+    }
+    let (_, me) = app.get("/v1/me", &e.token).await;
+    assert!(
+        me["scores"]["chexuan"].as_i64().unwrap_or(0) == 0,
+        "eve was not dealt in: {me}"
+    );
+    assert_eq!(app.coins(&e).await, 1000);
+    let coins = [
+        app.coins(&a).await,
+        app.coins(&b).await,
+        app.coins(&c).await,
+        app.coins(&d).await,
+    ];
+    assert_eq!(coins, [990, 1030, 990, 990], "ben collects the three antes");
+    let settlements: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM ledger_tx WHERE match_id = $1::uuid AND reason = 'hand_settlement'",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(settlements, 1);
+    app.assert_ledger_reconciles().await;
+}
+
 #[tokio::test]
 async fn timeouts_fold_and_split_without_any_client() {
     let app = spawn_app().await;

@@ -131,7 +131,8 @@ struct PendingEnd {
     hand_no: i32,
     result: Value,
     settlement: Vec<(Party, i64)>,
-    users: Vec<Uuid>,
+    /// Each seat's player now (none: the seat is empty) and its 积分 for the hand.
+    users: Vec<Option<Uuid>>,
     points: Vec<i64>,
 }
 

@@ -7,13 +7,18 @@ use super::*;
 use crate::ledger::{Legs, TRANSFER_CTES};
 
 /// The common table expressions of a hand's end, after [`TRANSFER_CTES`] (its settlement):
-/// `$10` the match, `$11` the hand ended (NULL: none), `$12` its result, `$13`/`$14` the
-/// seated players and their 积分 for it, `$15` the game. `h` holds the `hands` row it ended
-/// (none when that hand was settled already); `up` each player's 积分 after it.
+/// `$10` the match, `$11` the hand ended (NULL: none), `$12` its result, `$13`/`$14` each
+/// seat's player now (NULL: empty) and its 积分 for the hand, `$15` the game. `h` holds the
+/// `hands` row it ended (none when that hand was settled already) with the players dealt into
+/// it; the 积分 go to them, also to one who left the seat during the hand (the seat's player
+/// now for a hand dealt before `hands.users`); `up` holds each player's 积分 after it.
 const END_CTES: &str = "
     h AS (UPDATE hands SET ended_at = now(), result = $12
-           WHERE match_id = $10 AND hand_no = $11 AND ended_at IS NULL RETURNING 1),
-    d AS (SELECT * FROM unnest($13::uuid[], $14::bigint[]) AS d(user_id, delta)),
+           WHERE match_id = $10 AND hand_no = $11 AND ended_at IS NULL RETURNING users),
+    d AS (SELECT COALESCE(h.users[s.ord::int], s.user_id) AS user_id, s.delta
+            FROM unnest($13::uuid[], $14::bigint[]) WITH ORDINALITY AS s(user_id, delta, ord)
+            LEFT JOIN h ON true
+           WHERE COALESCE(h.users[s.ord::int], s.user_id) IS NOT NULL),
     up AS (INSERT INTO scores (user_id, game, points) SELECT user_id, $15, delta FROM d
            ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + EXCLUDED.points
            RETURNING user_id, points),
@@ -41,8 +46,9 @@ impl Table {
         self.push_events(hand_no, outcome.events);
         let settlement = self.move_money(conn, hand_no, &outcome.money).await?;
         let Some(result) = outcome.hand_end else {
-            // Coins handed back during a hand (扯旋: a folded player leaves) move at once.
-            let meta = self.tx_meta(Reason::HandSettlement, hand_no);
+            // Coins handed back during a hand (扯旋: a folded seat leaves with the rest of its
+            // 簸簸) move at once; the hand's one settlement comes at its end.
+            let meta = self.tx_meta(Reason::StakeReturn, hand_no);
             return self.transfer(conn, &meta, &settlement).await;
         };
         let detail = json!({
@@ -51,19 +57,16 @@ impl Table {
             "coins": result.coins,
             "detail": result.detail,
         });
-        let (users, points) = result
-            .points
-            .iter()
-            .enumerate()
-            .filter_map(|(seat, &p)| Some((self.seat(seat)?.user_id, p)))
-            .unzip();
+        let users = (0..result.points.len())
+            .map(|seat| self.seat(seat).map(|s| s.user_id))
+            .collect();
         self.settle(conn).await?;
         self.ending = Some(PendingEnd {
             hand_no: result.hand_no as i32,
             result: detail.clone(),
             settlement,
             users,
-            points,
+            points: result.points.clone(),
         });
         let mut detail = detail;
         if let Some(room) = self.platform.room.clone() {
@@ -93,7 +96,8 @@ impl Table {
 
     /// Writes the pending hand end, if any, and the `hands` row of the hand dealt next, in one
     /// statement; returns the wallets and 积分 of `users` after that settlement, in their
-    /// order, as the row records them.
+    /// order, as the row records them (with `users`, the players dealt in by seat: a hand is
+    /// dealt only at a full table).
     pub(super) async fn settle_and_deal(
         &mut self,
         conn: &mut PgConnection,
@@ -111,10 +115,10 @@ impl Table {
                          LEFT JOIN up ON up.user_id = s.user_id
                          LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = $15),
                  nh AS (INSERT INTO hands (match_id, hand_no, seed, commitment, deck,
-                                           start_state, wallets, scores, start_ms)
+                                           start_state, wallets, scores, start_ms, users)
                         SELECT $10, $17, $18, $19, $20, $21::jsonb,
                                jsonb_agg(balance ORDER BY ord), jsonb_agg(points ORDER BY ord),
-                               $22
+                               $22, $16
                           FROM w
                         RETURNING wallets, scores)
                  SELECT (SELECT count(*) FROM h), nh.wallets, nh.scores FROM nh"
