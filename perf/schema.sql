@@ -64,10 +64,12 @@ SELECT bench_user(4 * n + k), 'chexuan', 0
   FROM generate_series(1, :matches) n, generate_series(0, 3) k;
 
 INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets, scores,
-                   start_ms)
+                   start_ms, users)
 SELECT bench_match(n), 1, sha256(n::text::bytea), encode(sha256(n::text::bytea), 'hex'), t.deck,
        t.state, '[10000000, 10000000, 10000000, 10000000]', '[0, 0, 0, 0]',
-       (extract(epoch FROM now()) * 1000)::bigint
+       (extract(epoch FROM now()) * 1000)::bigint,
+       ARRAY[bench_user(4 * n), bench_user(4 * n + 1), bench_user(4 * n + 2),
+             bench_user(4 * n + 3)]
   FROM generate_series(1, :matches) n, template t;
 
 VACUUM (ANALYZE);

@@ -1,8 +1,8 @@
 -- The 扯旋 move that ends a hand (the last split): the betting move's statements plus the
--- settlement (src/matches/table.rs `carry_out`: payout transfer from the escrow to the four
--- wallets, `UPDATE hands`, `record_points`) and the deal of the next hand (`Table::deal`:
--- wallets and 积分, `INSERT INTO hands`), then the save with the showdown, settlement and new
--- hand events. 9 round trips. See move.sql for the conventions; the hand being closed is the
+-- hand's end and the next deal in one statement (src/matches/table/money.rs
+-- `Table::settle_and_deal`: the payout transfer from the escrow to the four wallets, `UPDATE
+-- hands`, 积分, the wallets and 积分 after them, `INSERT INTO hands`), then the save with the
+-- showdown, settlement and new hand events. 5 round trips. See move.sql for the conventions; the hand being closed is the
 -- match's latest (a sub-select here, a parameter in the server).
 -- own=1: each client plays its own table (client i on table i + 1), as paiju-load's clients
 -- do with a client per table; own=0: a random one of nrows tables for every transaction.
@@ -50,7 +50,8 @@ WITH l AS (
       ORDER BY acc.id FOR UPDATE OF acc),
  t AS (
      INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
-     VALUES ('hand_settlement', :id::uuid, NULL, :nv::bigint, NULL) RETURNING id),
+     SELECT 'hand_settlement', :id::uuid, NULL, :nv::int, NULL WHERE EXISTS (SELECT FROM l)
+     RETURNING id),
  u AS (
      UPDATE accounts acc SET balance = acc.balance + a.amount
        FROM a WHERE acc.id = a.id
@@ -58,36 +59,53 @@ WITH l AS (
  e AS (
      INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
      SELECT t.id, u.id, u.amount, u.balance FROM t, u
-     RETURNING account_id, id)
-SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id;
-UPDATE hands SET ended_at = now(), result = :last_result::jsonb
- WHERE match_id = :id::uuid
-   AND hand_no = (SELECT max(hand_no) FROM hands WHERE match_id = :id::uuid)
-   AND ended_at IS NULL;
-WITH d AS (SELECT * FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
-                                      bench_user(:u2::bigint),
-                                      bench_user(:u3::bigint)],
-                                ARRAY[0, 69, -59, -10]::bigint[]) AS d(user_id, delta)),
-     up AS (INSERT INTO scores (user_id, game, points)
-            SELECT user_id, 'chexuan', delta FROM d
-            ON CONFLICT (user_id, game)
-            DO UPDATE SET points = scores.points + EXCLUDED.points
-            RETURNING user_id, points)
-INSERT INTO score_entries (user_id, game, match_id, hand_no, delta, points_after)
-SELECT d.user_id, 'chexuan', :id::uuid, :nv::bigint, d.delta, up.points
-  FROM d JOIN up USING (user_id);
-SELECT a.user_id, a.balance, COALESCE(s.points, 0)
-  FROM accounts a LEFT JOIN scores s ON s.user_id = a.user_id AND s.game = 'chexuan'
- WHERE a.user_id = ANY(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
-                             bench_user(:u2::bigint), bench_user(:u3::bigint)]);
-INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
-                   scores, start_ms)
-VALUES (:id::uuid, :nv::bigint, sha256(:seq::text::bytea), :commitment::text,
-        '{"cards": ["4S","10H","4C","2H","7C","8S","9C","4H","8D","7D","8H","JS","7H","8C","6S",
-                    "10S","RJ","5S","10C","10D","2D","9S","QH","7S","4D","6C","QD","3H","5C",
-                    "6D","6H","JC"], "fixed": false}',
-        :state::jsonb, '[10000000, 10000069, 9999941, 9999990]', '[0, 69, -59, -10]',
-        (extract(epoch FROM now()) * 1000)::bigint);
+     RETURNING account_id, id),
+ h AS (
+     UPDATE hands SET ended_at = now(), result = :last_result::jsonb
+      WHERE match_id = :id::uuid
+        AND hand_no = (SELECT max(hand_no) FROM hands WHERE match_id = :id::uuid)
+        AND ended_at IS NULL
+     RETURNING users),
+ d AS (
+     SELECT COALESCE(h.users[s.ord::int], s.user_id) AS user_id, s.delta
+       FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
+                         bench_user(:u2::bigint), bench_user(:u3::bigint)],
+                   ARRAY[0, 69, -59, -10]::bigint[]) WITH ORDINALITY AS s(user_id, delta, ord)
+       LEFT JOIN h ON true
+      WHERE COALESCE(h.users[s.ord::int], s.user_id) IS NOT NULL),
+ up AS (
+     INSERT INTO scores (user_id, game, points)
+     SELECT user_id, 'chexuan', delta FROM d
+     ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + EXCLUDED.points
+     RETURNING user_id, points),
+ se AS (
+     INSERT INTO score_entries (user_id, game, match_id, hand_no, delta, points_after)
+     SELECT d.user_id, 'chexuan', :id::uuid, :nv::int, d.delta, up.points
+       FROM d JOIN up USING (user_id)),
+ w AS (
+     SELECT s.ord, COALESCE(u.balance, acc.balance, 0) AS balance,
+            COALESCE(up.points, sc.points, 0) AS points
+       FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
+                         bench_user(:u2::bigint), bench_user(:u3::bigint)])
+            WITH ORDINALITY AS s(user_id, ord)
+       LEFT JOIN accounts acc ON acc.user_id = s.user_id
+       LEFT JOIN u ON u.id = acc.id
+       LEFT JOIN up ON up.user_id = s.user_id
+       LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = 'chexuan'),
+ nh AS (
+     INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
+                        scores, start_ms, users)
+     SELECT :id::uuid, :nv::int, sha256(:seq::text::bytea), :commitment::text,
+            '{"cards": ["4S","10H","4C","2H","7C","8S","9C","4H","8D","7D","8H","JS","7H","8C",
+                        "6S","10S","RJ","5S","10C","10D","2D","9S","QH","7S","4D","6C","QD",
+                        "3H","5C","6D","6H","JC"], "fixed": false}',
+            :state::jsonb, jsonb_agg(balance ORDER BY ord), jsonb_agg(points ORDER BY ord),
+            (extract(epoch FROM now()) * 1000)::bigint,
+            ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint), bench_user(:u2::bigint),
+                  bench_user(:u3::bigint)]
+       FROM w
+     RETURNING wallets, scores)
+SELECT (SELECT count(*) FROM h), nh.wallets, nh.scores FROM nh;
 WITH m AS (
      UPDATE matches SET state = :state, version = :nv::bigint, last_seq = :seq::bigint + 5,
             action_no = :an::bigint, status = :status::text,
