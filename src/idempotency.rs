@@ -14,6 +14,23 @@ use crate::error::{ApiError, ApiResult};
 /// The longest key accepted.
 pub const MAX_KEY: usize = 64;
 
+/// How long a key is kept: a request sent again with it within this time is a retry (its first
+/// answer comes back); later it is a new request. The sweeper deletes older keys.
+pub const KEEP_HOURS: i32 = 24;
+
+/// Deletes keys older than [`KEEP_HOURS`] (a few thousand at a time); returns how many.
+pub async fn prune(conn: &mut PgConnection) -> ApiResult<u64> {
+    Ok(sqlx::query(
+        "DELETE FROM idempotency WHERE (user_id, key) IN (
+             SELECT user_id, key FROM idempotency
+              WHERE created_at < now() - make_interval(hours => $1) LIMIT 5000)",
+    )
+    .bind(KEEP_HOURS)
+    .execute(conn)
+    .await?
+    .rows_affected())
+}
+
 /// The request's `Idempotency-Key`, if any: 1 to `MAX_KEY` visible ASCII characters.
 pub fn key_of(req: &HttpRequest) -> ApiResult<Option<String>> {
     let Some(v) = req.headers().get("Idempotency-Key") else {

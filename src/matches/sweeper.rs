@@ -11,12 +11,15 @@ use uuid::Uuid;
 use super::table::Table;
 use crate::error::ApiError;
 
-/// How often old player notices are deleted.
+/// How often old player notices and idempotency keys are deleted.
 const PRUNE_EVERY: Duration = Duration::from_secs(600);
 
-async fn prune(pool: &PgPool) -> Result<u64, ApiError> {
+/// Deletes old player notices and expired idempotency keys; returns how many of each.
+async fn prune(pool: &PgPool) -> Result<(u64, u64), ApiError> {
     let mut conn = pool.acquire().await?;
-    crate::notices::prune(&mut conn).await
+    let notices = crate::notices::prune(&mut conn).await?;
+    let keys = crate::idempotency::prune(&mut conn).await?;
+    Ok((notices, keys))
 }
 
 /// Runs until `stop` changes.
@@ -31,9 +34,13 @@ pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>)
         if tokio::time::Instant::now() >= next_prune {
             next_prune += PRUNE_EVERY;
             match prune(&pool).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(notices = n, "old player notices deleted"),
-                Err(e) => tracing::warn!(error = %e, "deleting old player notices failed"),
+                Ok((0, 0)) => {}
+                Ok((notices, keys)) => tracing::info!(
+                    notices,
+                    idempotency_keys = keys,
+                    "old player notices and expired idempotency keys deleted"
+                ),
+                Err(e) => tracing::warn!(error = %e, "deleting old notices and keys failed"),
             }
         }
         match sweep(&pool).await {

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 
 use crate::helpers::{
     Player, TestApp, assert_problem, fixed_shuffle, fresh_database, game_deck, moves_counted,
-    spawn_app_with,
+    spawn_app, spawn_app_with,
 };
 
 /// A server process on the database `url`, with the fast path on or off.
@@ -617,6 +617,44 @@ async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
         moves_counted(&a.client, &a.address, "fast").await,
         (fast_before.0, fast_before.1 + 1)
     );
+}
+
+/// An `Idempotency-Key` is kept a day (`idempotency::KEEP_HOURS`): the sweeper's prune deletes
+/// older keys and nothing younger, and a request sent again with an expired key is a new
+/// request (here a 409 at the version it was first sent at), never the old answer.
+#[tokio::test]
+async fn idempotency_keys_expire_after_a_day() {
+    let app = spawn_app().await;
+    let (id, players) = seeded_table(&app, 1, "expire").await;
+    let (p, hint) = next_move(&app, &id, &players).await;
+    let body = json!({"version": hint["version"], "action": hint["action"]});
+    let (s, first) = post_keyed(&app, &id, p, "old-key", &body).await;
+    assert_eq!(s, StatusCode::OK, "{first}");
+    let (q, hint) = next_move(&app, &id, &players).await;
+    let next = json!({"version": hint["version"], "action": hint["action"]});
+    let (s, v) = post_keyed(&app, &id, q, "new-key", &next).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    sqlx::query(
+        "UPDATE idempotency SET created_at = now() - interval '25 hours' WHERE key = 'old-key'",
+    )
+    .execute(&app.pool)
+    .await
+    .unwrap();
+
+    let mut conn = app.pool.acquire().await.unwrap();
+    assert_eq!(paiju::idempotency::prune(&mut conn).await.unwrap(), 1);
+    assert_eq!(paiju::idempotency::prune(&mut conn).await.unwrap(), 0);
+    let keys: Vec<String> = sqlx::query_scalar("SELECT key FROM idempotency ORDER BY key")
+        .fetch_all(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(keys, ["new-key"]);
+
+    let (s, again) = post_keyed(&app, &id, p, "old-key", &body).await;
+    assert_problem(s, &again, StatusCode::CONFLICT, "version_conflict");
+    let (s, again) = post_keyed(&app, &id, q, "new-key", &next).await;
+    assert_eq!(s, StatusCode::OK, "{again}");
+    assert_eq!(again, v);
 }
 
 /// A process on the database `url` whose fast moves are committed by one lane, at most `batch`
