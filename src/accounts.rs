@@ -151,6 +151,11 @@ pub async fn delete(pool: &PgPool, id: Uuid, password: &str) -> ApiResult<()> {
         .bind(id)
         .execute(&mut *tx)
         .await?;
+    // Every process refuses the account's tokens from the commit on.
+    sqlx::query("SELECT pg_notify('paiju_user_deleted', $1::text)")
+        .bind(id)
+        .execute(&mut *tx)
+        .await?;
     tx.commit().await?;
     Ok(())
 }

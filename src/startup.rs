@@ -15,6 +15,7 @@ use crate::auth::Jwt;
 use crate::config::Config;
 use crate::matches::BotSettings;
 use crate::matches::lobby::LobbySettings;
+use crate::matches::notify::Hub;
 use crate::matches::runtime::Runtime;
 use crate::matches::stream::Streams;
 use crate::matches::sweeper;
@@ -96,11 +97,18 @@ impl Application {
             }
         };
         let jwt = web::Data::new(Jwt::new(&secret, config.token_ttl));
+        // Tokens of accounts deleted while they may still be valid are refused from the first
+        // request on; the listener keeps the list up to date.
+        jwt.revoked()
+            .reload(&pool, jwt.ttl())
+            .await
+            .context("reading the deleted accounts whose tokens are refused")?;
         let runtime = web::Data::new(Runtime::new(
             pool.clone(),
             config.db_pool,
             config.fast_moves,
             (config.commit_lanes, config.commit_batch),
+            Hub::new(jwt.revoked().clone(), jwt.ttl()),
         ));
         let (stop, stop_rx) = watch::channel(false);
         let background = vec![

@@ -1,5 +1,5 @@
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use jsonwebtoken::{Algorithm, DecodingKey, EncodingKey, Header, Validation, decode, encode};
@@ -23,6 +23,42 @@ pub struct Claims {
     pub exp: i64,
 }
 
+/// Accounts deleted within a token's lifetime: tokens issued to them before the deletion may
+/// still be unexpired, and are refused. Filled from the database at start and whenever the
+/// notification listener (re)connects ([`Revoked::reload`]), from the `paiju_user_deleted`
+/// notification every deletion sends (every process), and at once by the process that
+/// deleted the account.
+#[derive(Clone, Default)]
+pub struct Revoked(Arc<Mutex<HashSet<Uuid>>>);
+
+impl Revoked {
+    fn set(&self) -> std::sync::MutexGuard<'_, HashSet<Uuid>> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// `user`'s account was deleted.
+    pub fn add(&self, user: Uuid) {
+        self.set().insert(user);
+    }
+
+    pub fn contains(&self, user: Uuid) -> bool {
+        self.set().contains(&user)
+    }
+
+    /// Reads the accounts deleted within the last `ttl` (older ones hold no unexpired token:
+    /// a deleted account cannot log in).
+    pub async fn reload(&self, pool: &sqlx::PgPool, ttl: Duration) -> sqlx::Result<()> {
+        let users: Vec<Uuid> = sqlx::query_scalar(
+            "SELECT id FROM users WHERE deleted_at > now() - make_interval(secs => $1)",
+        )
+        .bind(ttl.as_secs_f64())
+        .fetch_all(pool)
+        .await?;
+        *self.set() = users.into_iter().collect();
+        Ok(())
+    }
+}
+
 /// Tokens remembered as verified before the memory is emptied.
 const VERIFIED_CAPACITY: usize = 10_000;
 
@@ -35,6 +71,7 @@ pub struct Jwt {
     /// Claims of tokens whose signature this process checked: a client sends the same token
     /// with every request, and only its expiry needs checking again.
     verified: Mutex<HashMap<String, Claims>>,
+    revoked: Revoked,
 }
 
 impl Jwt {
@@ -50,7 +87,18 @@ impl Jwt {
             validation,
             ttl,
             verified: Mutex::new(HashMap::new()),
+            revoked: Revoked::default(),
         }
+    }
+
+    /// How long an issued token is valid.
+    pub fn ttl(&self) -> Duration {
+        self.ttl
+    }
+
+    /// The deleted accounts whose tokens are refused.
+    pub fn revoked(&self) -> &Revoked {
+        &self.revoked
     }
 
     pub fn issue(&self, id: Uuid, name: &str, role: Role) -> anyhow::Result<String> {
@@ -71,7 +119,19 @@ impl Jwt {
         )?)
     }
 
+    /// The token's claims: signed by this secret, unexpired, issued to an account that was not
+    /// deleted since.
     pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
+        let claims = self.verify_signature(token)?;
+        if self.revoked.contains(claims.sub) {
+            return Err(ApiError::Unauthorized(
+                "the account this token was issued to has been deleted".into(),
+            ));
+        }
+        Ok(claims)
+    }
+
+    fn verify_signature(&self, token: &str) -> Result<Claims, ApiError> {
         let now = chrono::Utc::now().timestamp();
         let leeway = self.validation.leeway as i64;
         if let Ok(verified) = self.verified.lock()
@@ -126,6 +186,19 @@ mod tests {
             (c.sub, c.role, c.name.as_str()),
             (id, Role::Organiser, "ann")
         );
+    }
+
+    #[test]
+    fn tokens_of_a_deleted_account_are_refused_even_when_verified_before() {
+        let jwt = jwt();
+        let (gone, kept) = (Uuid::new_v4(), Uuid::new_v4());
+        let t = jwt.issue(gone, "gone", Role::Player).unwrap();
+        let other = jwt.issue(kept, "kept", Role::Player).unwrap();
+        assert!(jwt.verify(&t).is_ok());
+        jwt.revoked().add(gone);
+        let err = jwt.verify(&t).unwrap_err();
+        assert!(err.to_string().contains("deleted"), "{err}");
+        assert!(jwt.verify(&other).is_ok());
     }
 
     #[test]

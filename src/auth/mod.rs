@@ -3,7 +3,7 @@
 mod jwt;
 mod password;
 
-pub use jwt::{Claims, Jwt};
+pub use jwt::{Claims, Jwt, Revoked};
 pub use password::{hash_password, verify_password};
 
 use std::future::{Ready, ready};

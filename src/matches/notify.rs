@@ -3,6 +3,8 @@
 //! LISTENs, so a long-poll learns of a new version, in this process or in any other, without
 //! asking the database. A match whose version is unknown here (never notified since this
 //! process started, or the listener reconnected since) is looked up in the database once.
+//! The same listener hears of new player notices (`paiju_user`) and of deleted accounts
+//! (`paiju_user_deleted`), whose tokens every process then refuses.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -12,6 +14,8 @@ use sqlx::PgPool;
 use sqlx::postgres::PgListener;
 use tokio::sync::watch;
 use uuid::Uuid;
+
+use crate::auth::Revoked;
 
 /// A version not known here.
 pub const UNKNOWN: i64 = -1;
@@ -25,9 +29,20 @@ pub struct Hub {
     /// Players with a stream open in this process: bumped when a notice of theirs is committed
     /// (`paiju_user`), or when notifications may have been missed.
     users: Arc<Mutex<HashMap<Uuid, watch::Sender<u64>>>>,
+    /// Deleted accounts whose tokens are refused (`paiju_user_deleted`), and a token's
+    /// lifetime (how far back to read them when the listener connects).
+    revoked: Option<(Revoked, Duration)>,
 }
 
 impl Hub {
+    /// A hub that also keeps `revoked` up to date with every process's account deletions.
+    pub fn new(revoked: Revoked, token_ttl: Duration) -> Hub {
+        Hub {
+            revoked: Some((revoked, token_ttl)),
+            ..Hub::default()
+        }
+    }
+
     fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<i64>>> {
         self.versions.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -123,11 +138,22 @@ impl Hub {
 
     async fn listen(&self, pool: &PgPool) -> sqlx::Result<()> {
         let mut listener = PgListener::connect_with(pool).await?;
-        listener.listen_all(["paiju_match", "paiju_user"]).await?;
+        listener
+            .listen_all(["paiju_match", "paiju_user", "paiju_user_deleted"])
+            .await?;
         // Commits made while no listener was connected were not announced.
         self.forget_all();
+        if let Some((revoked, ttl)) = &self.revoked {
+            revoked.reload(pool, *ttl).await?;
+        }
         loop {
             let n = listener.recv().await?;
+            if n.channel() == "paiju_user_deleted" {
+                if let (Some((revoked, _)), Ok(user)) = (&self.revoked, n.payload().parse()) {
+                    revoked.add(user);
+                }
+                continue;
+            }
             let Some((id, n_or_version)) = n.payload().split_once(':') else {
                 continue;
             };

@@ -74,8 +74,14 @@ enum Acted {
 impl Runtime {
     /// A runtime whose moves use at most `move_conns` connections of their own, and take the
     /// fast path when `fast`, committed by at most `commit_lanes` statements at a time of at
-    /// most `commit_batch` moves each.
-    pub fn new(pool: PgPool, move_conns: u32, fast: bool, commit: (usize, usize)) -> Runtime {
+    /// most `commit_batch` moves each; `hub` follows the database's notifications.
+    pub fn new(
+        pool: PgPool,
+        move_conns: u32,
+        fast: bool,
+        commit: (usize, usize),
+        hub: Hub,
+    ) -> Runtime {
         let conns = Arc::new(MoveConns::new(pool.clone(), move_conns));
         let counters = MoveCounters::default();
         let (lanes, batch) = commit;
@@ -83,7 +89,7 @@ impl Runtime {
             committer: Committer::new(conns.clone(), counters.clone(), lanes, batch),
             conns,
             pool,
-            hub: Hub::default(),
+            hub,
             tables: Tables::default(),
             gates: Gates::default(),
             stored: Notify::new(),

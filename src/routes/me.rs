@@ -4,7 +4,7 @@ use serde::Deserialize;
 use serde_json::json;
 use sqlx::PgPool;
 
-use crate::auth::AuthUser;
+use crate::auth::{AuthUser, Jwt};
 use crate::cursor::ListQuery;
 use crate::error::{ApiError, ApiResult};
 use crate::matches::lists;
@@ -77,10 +77,13 @@ pub struct Deletion {
 #[delete("/v1/me")]
 pub async fn delete_account(
     pool: web::Data<PgPool>,
+    jwt: web::Data<Jwt>,
     user: AuthUser,
     body: web::Json<Deletion>,
 ) -> ApiResult<HttpResponse> {
     crate::accounts::delete(&pool, user.id, &body.password).await?;
+    // At once here; other processes when the deletion's notification reaches them.
+    jwt.revoked().add(user.id);
     tracing::info!(user_id = %user.id, "account deleted");
     Ok(HttpResponse::NoContent().finish())
 }

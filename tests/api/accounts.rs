@@ -1,7 +1,7 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
-use crate::helpers::{assert_problem, spawn_app};
+use crate::helpers::{assert_problem, fresh_database, spawn_app, spawn_app_with};
 
 #[tokio::test]
 async fn register_login_and_me() {
@@ -294,4 +294,74 @@ async fn metrics_are_served_in_prometheus_format() {
     ] {
         assert!(text.contains(needle), "missing {needle:?} in\n{text}");
     }
+}
+
+/// A deleted account's token opens nothing any more, not even what any player may read (an open
+/// table's view, the list of open tables), on the process that deleted it at once and on every
+/// other process once the deletion's notification reaches it; a process started afterwards
+/// refuses it from its first request.
+#[tokio::test]
+async fn a_deleted_accounts_token_is_refused_by_every_process() {
+    let url = fresh_database().await;
+    let on = |url: &str| {
+        let url = url.to_string();
+        spawn_app_with(move |c| c.database_url = Some(url))
+    };
+    let (a, b) = (on(&url).await, on(&url).await);
+    let host = a.player("host", 0).await;
+    let leaving = a.player("leaving", 0).await;
+    let (s, v) = a
+        .post(
+            "/v1/matches",
+            &host.token,
+            json!({"game": "chexuan", "seats": 2}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let view = format!("/v1/matches/{}", v["id"].as_str().unwrap());
+    let reads = [view.as_str(), "/v1/matches?status=waiting"];
+    for app in [&a, &b] {
+        for path in reads {
+            let (s, body) = app.get(path, &leaving.token).await;
+            assert_eq!(s, StatusCode::OK, "{path}: {body}");
+        }
+    }
+
+    let (s, body) = a
+        .call(
+            Method::DELETE,
+            "/v1/me",
+            Some(&leaving.token),
+            Some(json!({"password": "password123"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{body}");
+    for path in reads {
+        let (s, body) = a.get(path, &leaving.token).await;
+        assert_problem(s, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+        assert!(
+            body["detail"].as_str().unwrap().contains("deleted"),
+            "{body}"
+        );
+    }
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(5);
+    loop {
+        let (s, _) = b.get(&view, &leaving.token).await;
+        if s == StatusCode::UNAUTHORIZED {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < until,
+            "the other process still takes the token: {s}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    let (s, body) = b.get(reads[1], &leaving.token).await;
+    assert_problem(s, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+    let c = on(&url).await;
+    let (s, body) = c.get(&view, &leaving.token).await;
+    assert_problem(s, &body, StatusCode::UNAUTHORIZED, "unauthorized");
+    // Everyone else's tokens still work.
+    let (s, body) = c.get(&view, &host.token).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
 }
