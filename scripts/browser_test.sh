@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The web client in a real browser (docs/web-client.md § Browser test): Debian's chromium,
 # driven by playwright-core from npm (tests/browser/), plays a hand of 扯旋 and a hand of 打炸
-# through the pages of a live paiju and saves screenshots of the lobby and each game.
+# and ten moves at a 升级, a 三打哈 and a 扯胡子 table through the pages of a live paiju, and
+# saves screenshots of the lobby and each game.
 #
 #   scripts/browser_test.sh                      screenshots to target/screenshots/
 #   SCREENSHOTS=docs/screenshots scripts/browser_test.sh   refresh the README's screenshots

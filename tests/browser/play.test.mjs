@@ -1,6 +1,7 @@
 // Plays the web client in a real browser (Debian's chromium through playwright-core): two
 // players register through the page, play a hand of 扯旋 and a hand of 打炸 (with two bots)
-// to the end by clicking the table's buttons, and look at the replay. Screenshots go to
+// to the end by clicking the table's buttons, look at the replay, and make ten moves each at
+// tables of 升级, 三打哈 and 扯胡子 (with bots). Screenshots go to
 // $SCREENSHOTS (target/screenshots/ unless told). Run by scripts/browser_test.sh, which
 // starts the server.
 //
@@ -85,6 +86,19 @@ async function run() {
     assert.ok(table < 5, "five 打炸 tables in a row ended before anyone played");
   }
   log("dazha finished");
+
+  // 四副牌升级, 衡阳三打哈 and 永州扯胡子: a table of each with bots beside Ann and Bob, played
+  // through the pages for ten moves of theirs (a whole 升级 hand is a few hundred): each game's
+  // table renders, and its own controls or its hints make moves.
+  for (const [game, seats] of [["shengji", 4], ["sandaha", 4], ["chehuzi", 3]]) {
+    const m = await create(ann, { game, seats: String(seats), bots: String(seats - 2), hands: "1" });
+    await bob.page.click("a.brand");
+    await bob.page.selectOption("#open-game", game);
+    await bob.page.locator("#open-tables tr", { hasText: ann.name }).locator("button.join").click();
+    const moves = await playToTheEnd([ann, bob], m, undefined, [], 10);
+    await ann.page.screenshot({ path: `${SHOTS}/${game}.png`, fullPage: true });
+    assert.ok(moves >= 3, `${game}: only ${moves} moves through the pages`);
+  }
   assert.deepEqual(errors, [], "the pages threw");
 }
 
@@ -136,8 +150,9 @@ async function create(p, fields) {
 
 // Each player, whenever the page shows it is their turn, clicks the first of the `prefer`red
 // action buttons the page offers, or else asks for a hint and plays it, until both pages show
-// the match finished.
-async function playToTheEnd(players, { id, game }, afterMove = async () => {}, prefer = []) {
+// the match finished (or, with `limit`, until that many moves were made).
+async function playToTheEnd(players, { id, game }, afterMove = async () => {}, prefer = [],
+  limit = Infinity) {
   const status = (p) => p.page.locator(`#match-status[data-match="${id}"]`);
   for (const p of players) await status(p).waitFor({ timeout: STEP_MS });
   const deadline = Date.now() + 180_000;
@@ -145,7 +160,7 @@ async function playToTheEnd(players, { id, game }, afterMove = async () => {}, p
   for (;;) {
     assert.ok(Date.now() < deadline, `${game} did not finish within 3 minutes`);
     const statuses = await Promise.all(players.map((p) => status(p).getAttribute("data-status")));
-    if (statuses.every((s) => s === "finished")) break;
+    if (statuses.every((s) => s === "finished") || moves >= limit) break;
     let acted = false;
     for (const p of players) {
       const hint = p.page.locator("#hint");
