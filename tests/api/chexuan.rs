@@ -10,6 +10,16 @@ use serde_json::{Value, json};
 
 use crate::helpers::{Player, TestApp, assert_problem, spawn_app};
 
+/// Whether `p`'s wallet history (`GET /v1/me/ledger`) holds an entry of `reason` for `amount`.
+async fn has_entry(app: &TestApp, p: &Player, reason: &str, amount: i64) -> bool {
+    let (_, ledger) = app.get("/v1/me/ledger", &p.token).await;
+    ledger["entries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["reason"] == reason && e["amount"] == amount)
+}
+
 fn cards(cs: &[&str]) -> Vec<Card> {
     cs.iter().map(|c| Card::parse(c).unwrap()).collect()
 }
@@ -215,14 +225,9 @@ async fn escape_charges_the_table_total_and_refunds_the_others() {
     assert_eq!(app.coins(&a).await, 1000);
     assert_eq!(app.coins(&b).await, 1000);
     assert_eq!(app.coins(&c).await, 950);
-    let (_, ledger) = app.get("/v1/me/ledger", &c.token).await;
     assert!(
-        ledger["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e["reason"] == "hand_settlement" && e["amount"] == 50),
-        "the unused bobo comes back: {ledger}"
+        has_entry(&app, &c, "hand_settlement", 50).await,
+        "the unused bobo comes back"
     );
     let house: i64 = sqlx::query_scalar(
         "SELECT COALESCE(sum(e.amount), 0)::bigint FROM ledger_entries e JOIN ledger_tx t ON t.id = e.tx_id
@@ -271,15 +276,7 @@ async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
     assert_eq!(s, StatusCode::OK, "{v}");
     // Its ante stays in the hand; the other 90 of its 簸簸 come back now.
     assert_eq!(app.coins(&c).await, 990);
-    let (_, ledger) = app.get("/v1/me/ledger", &c.token).await;
-    assert!(
-        ledger["entries"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|e| e["reason"] == "stake_return" && e["amount"] == 90),
-        "{ledger}"
-    );
+    assert!(has_entry(&app, &c, "stake_return", 90).await);
     // A new player takes the freed seat during the hand; it plays from the next deal.
     let e = app.player("eve", 1000).await;
     let (s, v) = app
