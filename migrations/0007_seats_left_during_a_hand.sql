@@ -8,7 +8,7 @@ ALTER TABLE ledger_tx ADD CONSTRAINT ledger_tx_reason CHECK (reason IN (
     'tournament_fee', 'tournament_prize', 'tournament_refund', 'account_closed',
     'bot_funding', 'bot_return', 'stake_return'));
 
--- The players dealt into the hand, by seat: its 积分 go to them at its end, also to one who
--- left the seat meanwhile (and not to one who took the freed seat). NULL for hands dealt
--- before this column: their 积分 go to the seat's player at the end, as before.
+-- The players dealt into the hand, by seat: its coins and 积分 are theirs, also one's who left
+-- the seat during the hand (and not the player's who took the freed seat). NULL for hands
+-- dealt before this column: they go to the seat's player, as before.
 ALTER TABLE hands ADD COLUMN users uuid[];

@@ -65,14 +65,11 @@ WITH l AS (
       WHERE match_id = :id::uuid
         AND hand_no = (SELECT max(hand_no) FROM hands WHERE match_id = :id::uuid)
         AND ended_at IS NULL
-     RETURNING users),
- d AS (
-     SELECT COALESCE(h.users[s.ord::int], s.user_id) AS user_id, s.delta
-       FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
-                         bench_user(:u2::bigint), bench_user(:u3::bigint)],
-                   ARRAY[0, 69, -59, -10]::bigint[]) WITH ORDINALITY AS s(user_id, delta, ord)
-       LEFT JOIN h ON true
-      WHERE COALESCE(h.users[s.ord::int], s.user_id) IS NOT NULL),
+     RETURNING 1),
+ d AS (SELECT * FROM unnest(ARRAY[bench_user(:u0::bigint), bench_user(:u1::bigint),
+                                  bench_user(:u2::bigint), bench_user(:u3::bigint)],
+                            ARRAY[0, 69, -59, -10]::bigint[]) AS d(user_id, delta)
+        WHERE user_id IS NOT NULL),
  up AS (
      INSERT INTO scores (user_id, game, points)
      SELECT user_id, 'chexuan', delta FROM d
@@ -105,7 +102,7 @@ WITH l AS (
                   bench_user(:u3::bigint)]
        FROM w
      RETURNING wallets, scores)
-SELECT (SELECT count(*) FROM h), nh.wallets, nh.scores FROM nh;
+SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e), nh.wallets, nh.scores FROM nh;
 WITH m AS (
      UPDATE matches SET state = :state, version = :nv::bigint, last_seq = :seq::bigint + 5,
             action_no = :an::bigint, status = :status::text,

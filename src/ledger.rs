@@ -207,6 +207,11 @@ impl Legs {
         self.parties.is_empty()
     }
 
+    /// The parties whose balance moves: one ledger entry each.
+    pub fn len(&self) -> usize {
+        self.parties.len()
+    }
+
     /// Binds the nine parameters of [`TRANSFER_CTES`], in order (copies: the query may
     /// outlive the legs).
     pub fn bind<'q>(&self, meta: &TxMeta, q: PgQuery<'q>) -> PgQuery<'q> {

@@ -45,11 +45,12 @@ impl Revoked {
         self.set().contains(&user)
     }
 
-    /// Reads the accounts deleted within the last `ttl` (older ones hold no unexpired token:
-    /// a deleted account cannot log in).
+    /// Reads the accounts deleted within the last `ttl` and a minute (older ones hold no
+    /// token still accepted, even with the verification's leeway and a clock apart: a deleted
+    /// account cannot log in).
     pub async fn reload(&self, pool: &sqlx::PgPool, ttl: Duration) -> sqlx::Result<()> {
         let users: Vec<Uuid> = sqlx::query_scalar(
-            "SELECT id FROM users WHERE deleted_at > now() - make_interval(secs => $1)",
+            "SELECT id FROM users WHERE deleted_at > now() - make_interval(secs => $1 + 60)",
         )
         .bind(ttl.as_secs_f64())
         .fetch_all(pool)

@@ -147,7 +147,14 @@ impl Hub {
             revoked.reload(pool, *ttl).await?;
         }
         loop {
-            let n = listener.recv().await?;
+            // `recv` would reconnect silently and hide the notifications missed meanwhile: a
+            // lost connection ends this listener, and the next one forgets and reloads after
+            // its LISTEN, so nothing committed in between goes unheard.
+            let Some(n) = listener.try_recv().await? else {
+                return Err(sqlx::Error::Protocol(
+                    "the notification connection was lost".into(),
+                ));
+            };
             if n.channel() == "paiju_user_deleted" {
                 if let (Some((revoked, _)), Ok(user)) = (&self.revoked, n.payload().parse()) {
                     revoked.add(user);

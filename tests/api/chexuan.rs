@@ -335,6 +335,70 @@ async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
     app.assert_ledger_reconciles().await;
 }
 
+/// Four seats stake 100; ben raises, cat folds and leaves (90 back at once), a newcomer takes
+/// the freed seat or nobody does, and the others play the hand to a draw (every later round
+/// checked): every 簸簸 comes back whole, cat's ante to cat, none of it to the newcomer, and the
+/// hand ends (an empty seat's refund once failed the move with a 500, forever).
+async fn draw_after_a_folded_seat_left(taken: bool) {
+    let app = spawn_app().await;
+    let a = app.player("ann", 1000).await;
+    let b = app.player("ben", 1000).await;
+    let c = app.player("cat", 1000).await;
+    let d = app.player("dan", 1000).await;
+    let players = [&a, &b, &c, &d];
+    let id = table(&app, &players, json!({}), None).await;
+    set_bobos(&app, &id, &players, &[100, 100, 100, 100]).await;
+    let (s, v) = app.act(&id, &b, json!({"type": "raise", "to": 20})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = app.act(&id, &c, json!({"type": "fold"})).await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let (s, v) = app
+        .post(&format!("/v1/matches/{id}/leave"), &c.token, json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    let e = app.player("eve", 1000).await;
+    if taken {
+        let (s, v) = app
+            .post(
+                &format!("/v1/matches/{id}/join"),
+                &e.token,
+                json!({"seat": 2}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::OK, "{v}");
+    }
+    let by_seat = [&a, &b, &e, &d];
+    let mut v = app.view(&id, &a).await;
+    for _ in 0..20 {
+        if v["last_result"]["hand_no"] == 1 {
+            break;
+        }
+        let seat = v["to_act"][0].as_u64().expect("a seat to act") as usize;
+        let (mut s, mut body) = app.act(&id, by_seat[seat], json!({"type": "call"})).await;
+        if s != StatusCode::OK {
+            (s, body) = app.act(&id, by_seat[seat], json!({"type": "check"})).await;
+        }
+        assert_eq!(s, StatusCode::OK, "{body}");
+        v = app.view(&id, &a).await;
+    }
+    assert_eq!(v["last_result"]["hand_no"], 1, "the hand ended: {v}");
+    assert_eq!(v["last_result"]["detail"]["ending"], "draw", "{v}");
+    for p in [&a, &b, &c, &d, &e] {
+        assert_eq!(app.coins(p).await, 1000, "{}", p.name);
+    }
+    app.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn a_draw_refunds_a_folded_leaver_and_not_who_took_its_seat() {
+    draw_after_a_folded_seat_left(true).await;
+}
+
+#[tokio::test]
+async fn a_draw_refunds_a_folded_leaver_whose_seat_stayed_empty() {
+    draw_after_a_folded_seat_left(false).await;
+}
+
 #[tokio::test]
 async fn timeouts_fold_and_split_without_any_client() {
     let app = spawn_app().await;

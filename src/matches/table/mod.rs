@@ -131,7 +131,7 @@ struct PendingEnd {
     hand_no: i32,
     result: Value,
     settlement: Vec<(Party, i64)>,
-    /// Each seat's player now (none: the seat is empty) and its 积分 for the hand.
+    /// Each seat's player in the hand ([`Table::hand_player`]; none: nobody) and its 积分.
     users: Vec<Option<Uuid>>,
     points: Vec<i64>,
 }
@@ -158,6 +158,10 @@ pub struct Table {
     commitment: Option<String>,
     last_result: Option<Value>,
     seats: Vec<Option<SeatRow>>,
+    /// The players dealt into the current (or last) hand, by seat (`hands.users`; empty before
+    /// the first deal and for hands dealt before that column): its coins and 积分 are theirs,
+    /// also when one left the seat during the hand and another took it.
+    dealt_in: Vec<Option<Uuid>>,
     now: DateTime<Utc>,
     events: Vec<PendingEvent>,
     actions: Vec<PendingAction>,
@@ -191,6 +195,7 @@ impl Table {
             commitment: self.commitment.clone(),
             last_result: self.last_result.clone(),
             seats: self.seats.clone(),
+            dealt_in: self.dealt_in.clone(),
             now: Utc::now(),
             events: Vec::new(),
             actions: Vec::new(),
@@ -377,17 +382,24 @@ impl Table {
         }
     }
 
-    fn user_at(&self, seat: SeatNo) -> Result<Uuid, ApiError> {
-        self.seats
+    /// The player whose hand is at `seat`: the one dealt in (who may have left the seat during
+    /// the hand), or else the seat's player.
+    fn hand_player(&self, seat: SeatNo) -> Option<Uuid> {
+        self.dealt_in
             .get(seat)
-            .and_then(|s| s.as_ref())
-            .map(|s| s.user_id)
-            .ok_or_else(|| {
-                ApiError::Internal(anyhow::anyhow!(
-                    "match {}: money for empty seat {seat}",
-                    self.id
-                ))
-            })
+            .copied()
+            .flatten()
+            .or_else(|| self.seat(seat).map(|s| s.user_id))
+    }
+
+    /// The player whose coins an engine's `Money` at `seat` moves ([`Table::hand_player`]).
+    fn user_at(&self, seat: SeatNo) -> Result<Uuid, ApiError> {
+        self.hand_player(seat).ok_or_else(|| {
+            ApiError::Internal(anyhow::anyhow!(
+                "match {}: money for empty seat {seat}",
+                self.id
+            ))
+        })
     }
 
     fn seated_users(&self) -> Vec<Uuid> {

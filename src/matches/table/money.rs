@@ -8,17 +8,14 @@ use crate::ledger::{Legs, TRANSFER_CTES};
 
 /// The common table expressions of a hand's end, after [`TRANSFER_CTES`] (its settlement):
 /// `$10` the match, `$11` the hand ended (NULL: none), `$12` its result, `$13`/`$14` each
-/// seat's player now (NULL: empty) and its 积分 for the hand, `$15` the game. `h` holds the
-/// `hands` row it ended (none when that hand was settled already) with the players dealt into
-/// it; the 积分 go to them, also to one who left the seat during the hand (the seat's player
-/// now for a hand dealt before `hands.users`); `up` holds each player's 积分 after it.
+/// seat's player in the hand ([`Table::hand_player`]; NULL: none) and its 积分 for it, `$15`
+/// the game. `h` holds the `hands` row it ended (none when that hand was settled already);
+/// `up` each player's 积分 after it.
 const END_CTES: &str = "
     h AS (UPDATE hands SET ended_at = now(), result = $12
-           WHERE match_id = $10 AND hand_no = $11 AND ended_at IS NULL RETURNING users),
-    d AS (SELECT COALESCE(h.users[s.ord::int], s.user_id) AS user_id, s.delta
-            FROM unnest($13::uuid[], $14::bigint[]) WITH ORDINALITY AS s(user_id, delta, ord)
-            LEFT JOIN h ON true
-           WHERE COALESCE(h.users[s.ord::int], s.user_id) IS NOT NULL),
+           WHERE match_id = $10 AND hand_no = $11 AND ended_at IS NULL RETURNING 1),
+    d AS (SELECT * FROM unnest($13::uuid[], $14::bigint[]) AS d(user_id, delta)
+           WHERE user_id IS NOT NULL),
     up AS (INSERT INTO scores (user_id, game, points) SELECT user_id, $15, delta FROM d
            ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + EXCLUDED.points
            RETURNING user_id, points),
@@ -58,7 +55,7 @@ impl Table {
             "detail": result.detail,
         });
         let users = (0..result.points.len())
-            .map(|seat| self.seat(seat).map(|s| s.user_id))
+            .map(|seat| self.hand_player(seat))
             .collect();
         self.settle(conn).await?;
         self.ending = Some(PendingEnd {
@@ -88,7 +85,10 @@ impl Table {
             return Ok(());
         }
         static SQL: LazyLock<String> = LazyLock::new(|| {
-            format!("WITH {TRANSFER_CTES}, {END_CTES} SELECT (SELECT count(*) FROM h)")
+            format!(
+                "WITH {TRANSFER_CTES}, {END_CTES}
+                 SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e)"
+            )
         });
         self.send_end(conn, SQL.as_str(), |q| q).await?;
         Ok(())
@@ -121,7 +121,9 @@ impl Table {
                                $22, $16
                           FROM w
                         RETURNING wallets, scores)
-                 SELECT (SELECT count(*) FROM h), nh.wallets, nh.scores FROM nh"
+                 SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e), nh.wallets,
+                        nh.scores
+                   FROM nh"
             )
         });
         let row = self
@@ -135,14 +137,15 @@ impl Table {
                     .bind(hand.start_ms)
             })
             .await?;
-        let Json(wallets) = row.try_get(1)?;
-        let Json(scores) = row.try_get(2)?;
+        let Json(wallets) = row.try_get(2)?;
+        let Json(scores) = row.try_get(3)?;
         Ok((wallets, scores))
     }
 
     /// Sends a statement made of [`TRANSFER_CTES`] and [`END_CTES`] (the pending end's, or
-    /// empty ones), with `more` parameters bound after theirs; checks that the ended hand's
-    /// row was ended by it, and by nothing before.
+    /// empty ones), with `more` parameters bound after theirs, whose first two columns count
+    /// the `hands` rows it ended and the ledger entries it wrote; checks that the ended hand's
+    /// row was ended by it (and by nothing before) and that every party's account was there.
     async fn send_end<'q>(
         &mut self,
         conn: &mut PgConnection,
@@ -156,7 +159,8 @@ impl Table {
             Some(e) => (e.settlement, Some(e.result), e.users, e.points),
             None => Default::default(),
         };
-        let q = Legs::net(&meta, &settlement)?
+        let legs = Legs::net(&meta, &settlement)?;
+        let q = legs
             .bind(&meta, sqlx::query(sql))
             .bind(self.id)
             .bind(ended)
@@ -172,6 +176,16 @@ impl Table {
                 "match {} hand {:?} settled twice or never started",
                 self.id,
                 ended
+            )));
+        }
+        let entries: i64 = row.try_get(1)?;
+        if entries != legs.len() as i64 {
+            return Err(ApiError::Internal(anyhow::anyhow!(
+                "match {} hand {:?}: a ledger account is missing ({entries} entries for {} \
+                 parties)",
+                self.id,
+                ended,
+                legs.len()
             )));
         }
         Ok(row)

@@ -406,6 +406,11 @@ impl Table {
                 },
             )
             .await?;
+        self.dealt_in = self
+            .seats
+            .iter()
+            .map(|s| s.as_ref().map(|r| r.user_id))
+            .collect();
         let outcome = self.state.start_hand(HandStart {
             deck,
             ctx,

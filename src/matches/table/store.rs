@@ -14,7 +14,9 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
        (SELECT json_build_object('id', tt.tournament_id, 'round', tt.round,
                                  'table_no', tt.table_no, 'prize_pool', t.prize_pool)::jsonb
           FROM tournament_tables tt JOIN tournaments t ON t.id = tt.tournament_id
-         WHERE tt.match_id = m.id) AS tournament";
+         WHERE tt.match_id = m.id) AS tournament,
+       (SELECT h.users FROM hands h WHERE h.match_id = m.id
+         ORDER BY h.hand_no DESC LIMIT 1) AS dealt_in";
 
 /// Column positions in `LOAD_SQL` and its tails.
 mod col {
@@ -35,7 +37,8 @@ mod col {
     pub const LAST_RESULT: usize = 14;
     pub const SEAT_ROWS: usize = 15;
     pub const TOURNAMENT: usize = 16;
-    pub const SNAPSHOT_VERSION: usize = 17;
+    pub const DEALT_IN: usize = 17;
+    pub const SNAPSHOT_VERSION: usize = 18;
 }
 
 const UNLOCKED_TAIL: &str = " FROM matches m WHERE m.id = $1";
@@ -141,6 +144,10 @@ impl Table {
             commitment: row.try_get(col::COMMITMENT)?,
             last_result: row.try_get(col::LAST_RESULT)?,
             seats,
+            dealt_in: row
+                .try_get::<Option<Vec<Uuid>>, _>(col::DEALT_IN)?
+                .map(|users| users.into_iter().map(Some).collect())
+                .unwrap_or_default(),
             now: Utc::now(),
             events: Vec::new(),
             actions: Vec::new(),
