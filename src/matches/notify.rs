@@ -80,6 +80,11 @@ impl Hub {
             });
     }
 
+    /// Whether `user`'s account was deleted (its tokens are refused).
+    pub fn deleted(&self, user: Uuid) -> bool {
+        self.revoked.as_ref().is_some_and(|(r, _)| r.contains(user))
+    }
+
     fn user_map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<u64>>> {
         self.users.lock().unwrap_or_else(|e| e.into_inner())
     }
@@ -158,6 +163,8 @@ impl Hub {
             if n.channel() == "paiju_user_deleted" {
                 if let (Some((revoked, _)), Ok(user)) = (&self.revoked, n.payload().parse()) {
                     revoked.add(user);
+                    // Their open streams wake, find the account gone and end.
+                    self.publish_user(user);
                 }
                 continue;
             }

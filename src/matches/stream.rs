@@ -222,6 +222,10 @@ impl Live {
 
     async fn next_frame(&mut self) -> ApiResult<Bytes> {
         loop {
+            // The account was deleted since the stream opened: its token is refused now.
+            if self.streams.hub.deleted(self.user) {
+                return Err(ApiError::Unauthorized("the account was deleted".into()));
+            }
             if let Some(frame) = self.queue.pop_front() {
                 return Ok(frame);
             }

@@ -848,3 +848,37 @@ async fn cors_answers_the_configured_origins_only() {
         .unwrap();
     assert!(res.headers().get("access-control-allow-origin").is_none());
 }
+
+/// A player's open stream ends when their account is deleted (through this process or
+/// another), as their token is refused from then on.
+#[tokio::test]
+async fn a_stream_ends_when_its_account_is_deleted() {
+    let app = spawn_app().await;
+    let p = app.player("leaving", 0).await;
+    let mut sse = Sse::open(&app, "/v1/me/stream", Some(&p.token), None).await;
+    sse.until(5, |f| f.event == "hello").await;
+    let (s, body) = app
+        .call(
+            Method::DELETE,
+            "/v1/me",
+            Some(&p.token),
+            Some(json!({"password": "password123"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::NO_CONTENT, "{body}");
+    // A `None` sooner than the 2 s a read waits is the end of the stream, not a timeout.
+    let started = std::time::Instant::now();
+    loop {
+        assert!(
+            started.elapsed() < Duration::from_secs(8),
+            "the stream was still open after {:?}",
+            started.elapsed()
+        );
+        let read = std::time::Instant::now();
+        match sse.next(2).await {
+            Some(f) => assert_eq!(f.event, "comment", "only heartbeats before the end: {f:?}"),
+            None if read.elapsed() < Duration::from_millis(1500) => break,
+            None => {}
+        }
+    }
+}
