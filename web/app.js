@@ -262,7 +262,9 @@ function renderTable() {
   const finished = v.status === "finished" || v.status === "aborted";
   $("#table").replaceChildren(...[
     h("h1", {}, GAMES[v.game]?.name || v.game, " ", h("small", { id: "match-status", "data-match": v.id, "data-status": v.status },
-      `${v.status} · hand ${v.hand_no} · ${v.phase} · v${v.version}`)),
+      // The phase only when it says more than the status (升级's phase is "playing" too).
+      [v.status, `hand ${v.hand_no}`, v.phase !== v.status ? v.phase : null, `v${v.version}`]
+        .filter(Boolean).join(" · "))),
     h("p", { class: "links" },
       h("a", { href: "#/lobby" }, "← lobby"), " ",
       v.hand_no > 1 || finished || v.last_result ? h("a", { href: `#/replay/${v.id}`, id: "replay-link" }, "replay") : null, " ",

@@ -91,7 +91,8 @@ async function run() {
   // through the pages for ten moves of theirs (a whole 升级 hand is a few hundred): each game's
   // table renders, and its own controls or its hints make moves.
   for (const [game, seats] of [["shengji", 4], ["sandaha", 4], ["chehuzi", 3]]) {
-    const m = await create(ann, { game, seats: String(seats), bots: String(seats - 2), hands: "1" });
+    // No hand limit: a short hand (a bot's early 胡) is followed by the next one.
+    const m = await create(ann, { game, seats: String(seats), bots: String(seats - 2) });
     await bob.page.click("a.brand");
     await bob.page.selectOption("#open-game", game);
     await bob.page.locator("#open-tables tr", { hasText: ann.name }).locator("button.join").click();
