@@ -252,12 +252,8 @@ async fn escape_charges_the_table_total_and_refunds_the_others() {
     assert_eq!(v["phase"], "bobo");
 }
 
-/// A folded seat that leaves takes the rest of its 簸簸 home at once (reason `stake_return`:
-/// the hand's one `hand_settlement` is still to come), and the others play the hand to its
-/// end and settlement. The hand's 积分 go to the players dealt into it, the leaver's too, not
-/// to one who took the freed seat meanwhile.
-#[tokio::test]
-async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
+/// Four seats (ann, ben, cat, dan) stake 100 each; ben raises to 20, cat folds and leaves.
+async fn a_folded_seat_left() -> (TestApp, String, [Player; 4]) {
     let app = spawn_app().await;
     let a = app.player("ann", 1000).await;
     let b = app.player("ben", 1000).await;
@@ -274,6 +270,16 @@ async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
         .post(&format!("/v1/matches/{id}/leave"), &c.token, json!({}))
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
+    (app, id, [a, b, c, d])
+}
+
+/// A folded seat that leaves takes the rest of its 簸簸 home at once (reason `stake_return`:
+/// the hand's one `hand_settlement` is still to come), and the others play the hand to its
+/// end and settlement. The hand's 积分 go to the players dealt into it, the leaver's too, not
+/// to one who took the freed seat meanwhile.
+#[tokio::test]
+async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
+    let (app, id, [a, b, c, d]) = a_folded_seat_left().await;
     // Its ante stays in the hand; the other 90 of its 簸簸 come back now.
     assert_eq!(app.coins(&c).await, 990);
     assert!(has_entry(&app, &c, "stake_return", 90).await);
@@ -340,22 +346,7 @@ async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
 /// checked): every 簸簸 comes back whole, cat's ante to cat, none of it to the newcomer, and the
 /// hand ends (an empty seat's refund once failed the move with a 500, forever).
 async fn draw_after_a_folded_seat_left(taken: bool) {
-    let app = spawn_app().await;
-    let a = app.player("ann", 1000).await;
-    let b = app.player("ben", 1000).await;
-    let c = app.player("cat", 1000).await;
-    let d = app.player("dan", 1000).await;
-    let players = [&a, &b, &c, &d];
-    let id = table(&app, &players, json!({}), None).await;
-    set_bobos(&app, &id, &players, &[100, 100, 100, 100]).await;
-    let (s, v) = app.act(&id, &b, json!({"type": "raise", "to": 20})).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let (s, v) = app.act(&id, &c, json!({"type": "fold"})).await;
-    assert_eq!(s, StatusCode::OK, "{v}");
-    let (s, v) = app
-        .post(&format!("/v1/matches/{id}/leave"), &c.token, json!({}))
-        .await;
-    assert_eq!(s, StatusCode::OK, "{v}");
+    let (app, id, [a, b, c, d]) = a_folded_seat_left().await;
     let e = app.player("eve", 1000).await;
     if taken {
         let (s, v) = app

@@ -280,6 +280,19 @@ impl TestApp {
             .await
     }
 
+    /// Deletes `p`'s account (`DELETE /v1/me` with the password every test player has).
+    pub async fn delete_account(&self, p: &Player) {
+        let (status, body) = self
+            .call(
+                Method::DELETE,
+                "/v1/me",
+                Some(&p.token),
+                Some(json!({"password": "password123"})),
+            )
+            .await;
+        assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    }
+
     pub async fn coins(&self, p: &Player) -> i64 {
         let (status, me) = self.get("/v1/me", &p.token).await;
         assert_eq!(status, StatusCode::OK, "{me}");
