@@ -55,39 +55,32 @@ pub async fn claim(
     key: &str,
     request: &Value,
 ) -> ApiResult<Option<Value>> {
-    // Twice at most: the row met may expire (`prune`) before it is read.
-    let mut tries = 0;
-    let (first, body): (Value, Option<Value>) = loop {
-        let fresh = sqlx::query(
-            "INSERT INTO idempotency (user_id, key, request) VALUES ($1, $2, $3)
-             ON CONFLICT DO NOTHING",
-        )
-        .bind(user)
-        .bind(key)
-        .bind(request)
-        .execute(&mut *conn)
-        .await?
-        .rows_affected()
-            == 1;
-        if fresh {
-            return Ok(None);
-        }
-        let met =
-            sqlx::query_as("SELECT request, body FROM idempotency WHERE user_id = $1 AND key = $2")
-                .bind(user)
-                .bind(key)
-                .fetch_optional(&mut *conn)
-                .await?;
-        tries += 1;
-        match met {
-            Some(row) => break row,
-            None if tries < 2 => continue,
-            None => {
-                return Err(ApiError::Conflict(
-                    "this Idempotency-Key is being used and expired at once; retry".into(),
-                ));
-            }
-        }
+    let fresh = sqlx::query(
+        "INSERT INTO idempotency (user_id, key, request) VALUES ($1, $2, $3)
+         ON CONFLICT DO NOTHING",
+    )
+    .bind(user)
+    .bind(key)
+    .bind(request)
+    .execute(&mut *conn)
+    .await?
+    .rows_affected()
+        == 1;
+    if fresh {
+        return Ok(None);
+    }
+    let met: Option<(Value, Option<Value>)> =
+        sqlx::query_as("SELECT request, body FROM idempotency WHERE user_id = $1 AND key = $2")
+            .bind(user)
+            .bind(key)
+            .fetch_optional(&mut *conn)
+            .await?;
+    // The key met expired (`prune`) between the two statements: sent again, it is new.
+    let Some((first, body)) = met else {
+        return Err(ApiError::Conflict(
+            "this Idempotency-Key expired while it was being checked; send the request again"
+                .into(),
+        ));
     };
     if first != *request {
         return Err(ApiError::Validation(

@@ -161,7 +161,7 @@ async fn lock_accounts(
 }
 
 /// One balanced transfer netted by party (parties whose amounts cancel out drop), as the
-/// parameters of [`transfer_ctes`].
+/// parameters of [`TRANSFER_CTES`].
 pub struct Legs {
     parties: Vec<Party>,
     kinds: Vec<&'static str>,

@@ -100,7 +100,7 @@ impl Application {
         // Tokens of accounts deleted while they may still be valid are refused from the first
         // request on; the listener keeps the list up to date.
         jwt.revoked()
-            .reload(&pool, jwt.ttl())
+            .reload(&pool)
             .await
             .context("reading the deleted accounts whose tokens are refused")?;
         let runtime = web::Data::new(Runtime::new(
@@ -108,7 +108,7 @@ impl Application {
             config.db_pool,
             config.fast_moves,
             (config.commit_lanes, config.commit_batch),
-            Hub::new(jwt.revoked().clone(), jwt.ttl()),
+            Hub::new(jwt.revoked().clone()),
         ));
         let (stop, stop_rx) = watch::channel(false);
         let background = vec![

@@ -28,12 +28,23 @@ pub struct Claims {
 /// notification listener (re)connects ([`Revoked::reload`]), from the `paiju_user_deleted`
 /// notification every deletion sends (every process), and at once by the process that
 /// deleted the account.
-#[derive(Clone, Default)]
-pub struct Revoked(Arc<Mutex<HashSet<Uuid>>>);
+#[derive(Clone)]
+pub struct Revoked {
+    users: Arc<Mutex<HashSet<Uuid>>>,
+    /// A token's lifetime: how far back [`Revoked::reload`] reads deletions.
+    ttl: Duration,
+}
 
 impl Revoked {
+    fn new(ttl: Duration) -> Revoked {
+        Revoked {
+            users: Arc::default(),
+            ttl,
+        }
+    }
+
     fn set(&self) -> std::sync::MutexGuard<'_, HashSet<Uuid>> {
-        self.0.lock().unwrap_or_else(|e| e.into_inner())
+        self.users.lock().unwrap_or_else(|e| e.into_inner())
     }
 
     /// `user`'s account was deleted.
@@ -45,14 +56,14 @@ impl Revoked {
         self.set().contains(&user)
     }
 
-    /// Reads the accounts deleted within the last `ttl` and a minute (older ones hold no
+    /// Reads the accounts deleted within a token's lifetime and a minute (older ones hold no
     /// token still accepted, even with the verification's leeway and a clock apart: a deleted
     /// account cannot log in).
-    pub async fn reload(&self, pool: &sqlx::PgPool, ttl: Duration) -> sqlx::Result<()> {
+    pub async fn reload(&self, pool: &sqlx::PgPool) -> sqlx::Result<()> {
         let users: Vec<Uuid> = sqlx::query_scalar(
             "SELECT id FROM users WHERE deleted_at > now() - make_interval(secs => $1 + 60)",
         )
-        .bind(ttl.as_secs_f64())
+        .bind(self.ttl.as_secs_f64())
         .fetch_all(pool)
         .await?;
         *self.set() = users.into_iter().collect();
@@ -88,13 +99,8 @@ impl Jwt {
             validation,
             ttl,
             verified: Mutex::new(HashMap::new()),
-            revoked: Revoked::default(),
+            revoked: Revoked::new(ttl),
         }
-    }
-
-    /// How long an issued token is valid.
-    pub fn ttl(&self) -> Duration {
-        self.ttl
     }
 
     /// The deleted accounts whose tokens are refused.

@@ -29,16 +29,15 @@ pub struct Hub {
     /// Players with a stream open in this process: bumped when a notice of theirs is committed
     /// (`paiju_user`), or when notifications may have been missed.
     users: Arc<Mutex<HashMap<Uuid, watch::Sender<u64>>>>,
-    /// Deleted accounts whose tokens are refused (`paiju_user_deleted`), and a token's
-    /// lifetime (how far back to read them when the listener connects).
-    revoked: Option<(Revoked, Duration)>,
+    /// Deleted accounts whose tokens are refused (`paiju_user_deleted`).
+    revoked: Option<Revoked>,
 }
 
 impl Hub {
     /// A hub that also keeps `revoked` up to date with every process's account deletions.
-    pub fn new(revoked: Revoked, token_ttl: Duration) -> Hub {
+    pub fn new(revoked: Revoked) -> Hub {
         Hub {
-            revoked: Some((revoked, token_ttl)),
+            revoked: Some(revoked),
             ..Hub::default()
         }
     }
@@ -82,7 +81,7 @@ impl Hub {
 
     /// Whether `user`'s account was deleted (its tokens are refused).
     pub fn deleted(&self, user: Uuid) -> bool {
-        self.revoked.as_ref().is_some_and(|(r, _)| r.contains(user))
+        self.revoked.as_ref().is_some_and(|r| r.contains(user))
     }
 
     fn user_map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<u64>>> {
@@ -148,8 +147,8 @@ impl Hub {
             .await?;
         // Commits made while no listener was connected were not announced.
         self.forget_all();
-        if let Some((revoked, ttl)) = &self.revoked {
-            revoked.reload(pool, *ttl).await?;
+        if let Some(revoked) = &self.revoked {
+            revoked.reload(pool).await?;
         }
         loop {
             // `recv` would reconnect silently and hide the notifications missed meanwhile: a
@@ -161,7 +160,7 @@ impl Hub {
                 ));
             };
             if n.channel() == "paiju_user_deleted" {
-                if let (Some((revoked, _)), Ok(user)) = (&self.revoked, n.payload().parse()) {
+                if let (Some(revoked), Ok(user)) = (&self.revoked, n.payload().parse()) {
                     revoked.add(user);
                     // Their open streams wake, find the account gone and end.
                     self.publish_user(user);

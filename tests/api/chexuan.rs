@@ -243,9 +243,7 @@ async fn escape_charges_the_table_total_and_refunds_the_others() {
 
     // A new player takes the seat and the next hand is dealt.
     let d = app.player("dan", 1000).await;
-    let (s, v) = app
-        .post(&format!("/v1/matches/{id}/join"), &d.token, json!({}))
-        .await;
+    let (s, v) = app.join(&id, &d, None).await;
     assert_eq!(s, StatusCode::OK, "{v}");
     assert_eq!(v["you"]["seat"], 2);
     assert_eq!(v["hand_no"], 2);
@@ -285,13 +283,7 @@ async fn a_folded_seat_leaves_with_its_bobo_and_the_hand_still_settles() {
     assert!(has_entry(&app, &c, "stake_return", 90).await);
     // A new player takes the freed seat during the hand; it plays from the next deal.
     let e = app.player("eve", 1000).await;
-    let (s, v) = app
-        .post(
-            &format!("/v1/matches/{id}/join"),
-            &e.token,
-            json!({"seat": 2}),
-        )
-        .await;
+    let (s, v) = app.join(&id, &e, Some(2)).await;
     assert_eq!(s, StatusCode::OK, "{v}");
     for p in [&d, &a] {
         let (s, v) = app.act(&id, p, json!({"type": "fold"})).await;
@@ -349,13 +341,7 @@ async fn draw_after_a_folded_seat_left(taken: bool) {
     let (app, id, [a, b, c, d]) = a_folded_seat_left().await;
     let e = app.player("eve", 1000).await;
     if taken {
-        let (s, v) = app
-            .post(
-                &format!("/v1/matches/{id}/join"),
-                &e.token,
-                json!({"seat": 2}),
-            )
-            .await;
+        let (s, v) = app.join(&id, &e, Some(2)).await;
         assert_eq!(s, StatusCode::OK, "{v}");
     }
     let by_seat = [&a, &b, &e, &d];
@@ -723,9 +709,7 @@ async fn create_checks_its_input() {
     assert_eq!(v["you"]["seat"], 0);
     let id = v["id"].as_str().unwrap();
     let poor = app.player("poor", 100).await;
-    let (s, b) = app
-        .post(&format!("/v1/matches/{id}/join"), &poor.token, json!({}))
-        .await;
+    let (s, b) = app.join(id, &poor, None).await;
     assert_problem(
         s,
         &b,
@@ -733,26 +717,12 @@ async fn create_checks_its_input() {
         "insufficient_coins",
     );
     let rich = app.player("rich", 1000).await;
-    let (s, b) = app
-        .post(
-            &format!("/v1/matches/{id}/join"),
-            &rich.token,
-            json!({"seat": 0}),
-        )
-        .await;
+    let (s, b) = app.join(id, &rich, Some(0)).await;
     assert_problem(s, &b, StatusCode::CONFLICT, "seat_taken");
-    let (s, _) = app
-        .post(
-            &format!("/v1/matches/{id}/join"),
-            &rich.token,
-            json!({"seat": 1}),
-        )
-        .await;
+    let (s, _) = app.join(id, &rich, Some(1)).await;
     assert_eq!(s, StatusCode::OK);
     let late = app.player("late", 1000).await;
-    let (s, b) = app
-        .post(&format!("/v1/matches/{id}/join"), &late.token, json!({}))
-        .await;
+    let (s, b) = app.join(id, &late, None).await;
     assert_problem(s, &b, StatusCode::CONFLICT, "match_full");
 }
 

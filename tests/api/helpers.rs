@@ -531,15 +531,19 @@ impl TestApp {
     /// the table).
     pub async fn join_seats(&self, id: &str, players: &[&Player]) {
         for (seat, p) in players.iter().enumerate() {
-            let (s, v) = self
-                .post(
-                    &format!("/v1/matches/{id}/join"),
-                    &p.token,
-                    json!({"seat": seat}),
-                )
-                .await;
+            let (s, v) = self.join(id, p, Some(seat)).await;
             assert_eq!(s, StatusCode::OK, "{v}");
         }
+    }
+
+    /// `POST /v1/matches/{id}/join` for `p`, at `seat` or the first free one.
+    pub async fn join(&self, id: &str, p: &Player, seat: Option<usize>) -> (StatusCode, Value) {
+        let body = match seat {
+            Some(seat) => json!({ "seat": seat }),
+            None => json!({}),
+        };
+        self.post(&format!("/v1/matches/{id}/join"), &p.token, body)
+            .await
     }
 
     /// Every event of the match as `p` may see it, in order (all pages).

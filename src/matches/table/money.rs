@@ -228,7 +228,8 @@ impl Table {
         }
     }
 
-    /// `ledger::transfer`, counted.
+    /// `ledger::transfer`, counted, after the pending hand end (so the ledger's order is the
+    /// order of events).
     pub(super) async fn transfer(
         &mut self,
         conn: &mut PgConnection,
@@ -242,7 +243,21 @@ impl Table {
         Ok(())
     }
 
-    /// `ledger::lock_balances`, counted.
+    /// `ledger::take_up_to`, counted, after the pending hand end.
+    async fn take_up_to(
+        &mut self,
+        conn: &mut PgConnection,
+        meta: &TxMeta,
+        user: Uuid,
+        amount: i64,
+    ) -> Result<(), ApiError> {
+        self.settle(conn).await?;
+        let taken = ledger::take_up_to(conn, meta, user, amount).await?;
+        self.statements += 1 + u64::from(taken > 0);
+        Ok(())
+    }
+
+    /// `ledger::lock_balances`, counted, after the pending hand end.
     pub(super) async fn lock_balances(
         &mut self,
         conn: &mut PgConnection,
@@ -262,10 +277,6 @@ impl Table {
         money: &[Money],
     ) -> Result<Vec<(Party, i64)>, ApiError> {
         let mut settlement = Vec::new();
-        if money.is_empty() {
-            return Ok(settlement);
-        }
-        self.settle(conn).await?;
         let escrow = Party::MatchEscrow(self.id);
         let mut penalty = Vec::new();
         for m in money {
@@ -287,8 +298,7 @@ impl Table {
                 Money::Penalty { seat, amount } => {
                     let user = self.user_at(seat)?;
                     let meta = self.tx_meta(Reason::EscapePenalty, hand_no);
-                    let taken = ledger::take_up_to(conn, &meta, user, amount).await?;
-                    self.statements += 1 + u64::from(taken > 0);
+                    self.take_up_to(conn, &meta, user, amount).await?;
                 }
             }
         }

@@ -406,11 +406,8 @@ impl Table {
                 },
             )
             .await?;
-        self.dealt_in = self
-            .seats
-            .iter()
-            .map(|s| s.as_ref().map(|r| r.user_id))
-            .collect();
+        // As the row's `users` records them (a hand is dealt only at a full table).
+        self.dealt_in = users.iter().copied().map(Some).collect();
         let outcome = self.state.start_hand(HandStart {
             deck,
             ctx,
