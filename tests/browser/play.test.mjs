@@ -138,8 +138,9 @@ async function grant(players, amount) {
 async function create(p, fields) {
   await p.page.click("a.brand");
   await p.page.selectOption("#create-form select[name=game]", fields.game);
-  for (const [k, v] of Object.entries(fields)) {
-    if (k !== "game") await p.page.fill(`#create-form input[name=${k}]`, v);
+  // Every field, so that none keeps what the previous table was made with.
+  for (const k of ["seats", "bots", "hands", "buy_in"]) {
+    await p.page.fill(`#create-form input[name=${k}]`, fields[k] ?? "");
   }
   await p.page.fill("#create-form input[name=turn_timeout_secs]", "60");
   await p.page.click("#create-form button");
