@@ -235,11 +235,14 @@ pub type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::Pg
 /// deadlock), add the amounts, write the transaction and its entries with each account's
 /// balance after. `u` holds each moved account's `id`, `balance` (after), `amount` and `leg`;
 /// `e` each entry's `account_id` and `id`. Empty legs write nothing, not even the
-/// transaction. The CHECK on `accounts` refuses a balance below zero (→ insufficient_coins)
-/// and the deferred trigger checks the sum.
+/// transaction; so does a `go` (a CTE the statement defines before these) without rows: a
+/// statement that writes the transfer only when its other writes hit ([`GO`] otherwise). The
+/// CHECK on `accounts` refuses a balance below zero (→ insufficient_coins) and the deferred
+/// trigger checks the sum.
 pub const TRANSFER_CTES: &str = "
     l AS (SELECT * FROM unnest($6::text[], $7::uuid[], $8::bigint[], $9::int[])
-                 AS l(kind, ref, amount, leg)),
+                 AS l(kind, ref, amount, leg)
+           WHERE EXISTS (SELECT FROM go)),
     a AS (SELECT acc.id, l.amount, l.leg FROM l JOIN accounts acc ON acc.id = (
                  CASE l.kind
                      WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
@@ -258,6 +261,27 @@ pub const TRANSFER_CTES: &str = "
           SELECT t.id, u.id, u.amount, u.balance FROM t, u
           RETURNING account_id, id)";
 
+/// The `go` of a statement whose CTEs write unconditionally (one row).
+pub const GO: &str = "go AS (SELECT)";
+
+/// `sql` with each parameter `$n` renumbered `$(n + by)`: CTEs numbered from `$1` placed after
+/// others' parameters.
+pub fn shift_params(sql: &str, by: usize) -> String {
+    let mut out = String::with_capacity(sql.len() + 16);
+    let mut rest = sql;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..=i]);
+        rest = &rest[i + 1..];
+        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
+        if let Ok(n) = rest[..digits].parse::<usize>() {
+            out.push_str(&(n + by).to_string());
+        }
+        rest = &rest[digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Moves coins as one balanced transaction, in one statement ([`TRANSFER_CTES`]). `legs` are
 /// (party, signed amount) and must sum to zero; legs of the same party are added up; zero
 /// legs are dropped. Returns the ids of the entries written, by party, or `None` when nothing
@@ -269,7 +293,8 @@ pub async fn transfer(
 ) -> Result<Option<BTreeMap<Party, i64>>, ApiError> {
     static SQL: LazyLock<String> = LazyLock::new(|| {
         format!(
-            "WITH {TRANSFER_CTES} SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id"
+            "WITH {GO}, {TRANSFER_CTES}
+             SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id"
         )
     });
     let legs = Legs::net(meta, legs)?;
@@ -402,4 +427,18 @@ pub async fn grant(
         .into_iter()
         .next()
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the grant's entry vanished")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shift_params;
+
+    #[test]
+    fn parameters_are_renumbered_and_nothing_else_changes() {
+        assert_eq!(
+            shift_params("SELECT $1, $10::int[], '$' || $2 FROM t WHERE x = $9", 55),
+            "SELECT $56, $65::int[], '$' || $57 FROM t WHERE x = $64"
+        );
+        assert_eq!(shift_params("no parameters", 3), "no parameters");
+    }
 }

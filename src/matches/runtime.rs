@@ -30,7 +30,7 @@ use super::cache::Tables;
 use super::commit::Committer;
 use super::gate::Gates;
 use super::notify::{self, Hub};
-use super::table::{Keyed, Status, Table};
+use super::table::{InMemory, Keyed, Status, Table};
 use super::view::View;
 use crate::auth::AuthUser;
 use crate::db::MoveConns;
@@ -211,22 +211,15 @@ impl Runtime {
         let Some(cached) = self.tables.exactly(id, req.version) else {
             return Ok(declined);
         };
-        let Some(t) = cached.act_in_memory(user.id, &req.action) else {
-            return Ok(declined);
+        let t = match cached.act_in_memory(user.id, &req.action) {
+            Some(InMemory::Move(t)) => t,
+            Some(InMemory::HandEnd(t)) => {
+                return self.end_hand_fast(user, req, t, idempotency_key).await;
+            }
+            None => return Ok(declined),
         };
         let view = t.view(Some(user.id));
-        // The key's row (the request and its answer) only for a keyed move: a plain one does
-        // not pay for turning the view into a JSON value.
-        let keyed = match idempotency_key {
-            Some(key) => Some(Keyed {
-                user: user.id,
-                key: key.to_owned(),
-                request: json!({ "match_id": id, "request": req }),
-                body: serde_json::to_value(&view)
-                    .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))?,
-            }),
-            None => None,
-        };
+        let keyed = keyed(user, req, idempotency_key, &view, t.id())?;
         // The committer counts the statements it sends (one may carry several moves); a move
         // that missed here is counted with its transaction, without them.
         let (t, hit) = match self.committer.save(t, keyed).await {
@@ -246,6 +239,95 @@ impl Runtime {
         self.counters.count(MovePath::Fast, 0);
         self.publish(t);
         Ok(Fast::Done(view))
+    }
+
+    /// A move that ended the hand at a table that deals the next at once, on the fast path:
+    /// its own statement commits the move and the hand's end over the cached version
+    /// (`Table::end_over_loaded`, the table then between hands with a deadline the sweeper
+    /// follows), and a save statement shared with other fast moves commits the deal worked out
+    /// in memory from the wallets and 积分 that returned, with the `hands` row and the key's
+    /// answer replaced by the dealt table's view. A deal that needs more, or whose statement
+    /// finds the row moved on or fails, is dealt by a transaction (as the sweeper would).
+    /// Nothing written by the first statement: the transactional path decides, as for any
+    /// fast move.
+    async fn end_hand_fast(
+        &self,
+        user: &AuthUser,
+        req: &ActionRequest,
+        mut t: Table,
+        idempotency_key: Option<&str>,
+    ) -> ApiResult<Fast> {
+        let id = t.id();
+        let keyed = keyed(user, req, idempotency_key, &t.view(Some(user.id)), id)?;
+        let ended = {
+            let mut conn = self.conns.acquire().await?;
+            self.counters.statements(MovePath::Fast, 1);
+            let ended = t.end_over_loaded(&mut conn, keyed.as_ref()).await;
+            if ended.is_ok() {
+                conn.release();
+            }
+            ended?
+        };
+        let Some((wallets, scores)) = ended else {
+            self.tables.forget(id, req.version);
+            return Ok(Fast::NeedsTransaction);
+        };
+        // The move is committed; the table waits between hands for its deal.
+        let mut dealt = None;
+        if let Some(d) = t.deal_in_memory(wallets, scores) {
+            let view = d.view(Some(user.id));
+            let keyed = match keyed {
+                Some(k) => Some(Keyed {
+                    body: json_view(&view)?,
+                    answered: true,
+                    ..k
+                }),
+                None => None,
+            };
+            match self.committer.save(d, keyed).await {
+                Ok((d, true)) => dealt = Some((d, view)),
+                Ok((_, false)) => {}
+                Err(e) => tracing::debug!(match_id = %id, error = %e,
+                    "a deal's statement failed; dealing in a transaction"),
+            }
+        }
+        let (t, view) = match dealt {
+            Some(dealt) => dealt,
+            None => self.deal_in_transaction(user, t, idempotency_key).await?,
+        };
+        self.counters.count(MovePath::Fast, 0);
+        self.publish(t);
+        Ok(Fast::Done(view))
+    }
+
+    /// Deals the next hand at a table a fast move left between hands (`between`, committed),
+    /// in a transaction, as the sweeper would; unless the row has moved on (the sweeper dealt
+    /// already), which is then the table answered. The caller's key, if any, gets the answer.
+    async fn deal_in_transaction(
+        &self,
+        user: &AuthUser,
+        between: Table,
+        idempotency_key: Option<&str>,
+    ) -> ApiResult<(Table, View)> {
+        let (id, version) = (between.id(), between.version());
+        let mut conn = self.conns.acquire().await?;
+        let mut tx = conn.begin().await?;
+        let mut t =
+            Table::lock_reusing(&mut tx, id, |v| (v == version).then(|| between.fork())).await?;
+        if t.version() == version {
+            t.advance(&mut tx).await?;
+            t.save(&mut tx).await?;
+        }
+        let view = t.view(Some(user.id));
+        if let Some(key) = idempotency_key {
+            idempotency::answer(&mut tx, user.id, key, 200, &view).await?;
+        }
+        tx.commit().await?;
+        conn.release();
+        let around = 2 + u64::from(idempotency_key.is_some());
+        self.counters
+            .statements(MovePath::Fast, around + t.statements());
+        Ok((t, view))
     }
 
     /// One move inside its transaction; nothing is committed here.
@@ -389,4 +471,30 @@ impl Runtime {
             }
         }
     }
+}
+
+/// The key's row of a move on the fast path (the request and its answer `view`), for a keyed
+/// move only: a plain one does not pay for turning the view into a JSON value.
+fn keyed(
+    user: &AuthUser,
+    req: &ActionRequest,
+    key: Option<&str>,
+    view: &View,
+    id: Uuid,
+) -> ApiResult<Option<Keyed>> {
+    let Some(key) = key else {
+        return Ok(None);
+    };
+    Ok(Some(Keyed {
+        user: user.id,
+        key: key.to_owned(),
+        request: json!({ "match_id": id, "request": req }),
+        body: json_view(view)?,
+        answered: false,
+    }))
+}
+
+fn json_view(view: &View) -> ApiResult<Value> {
+    serde_json::to_value(view)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))
 }

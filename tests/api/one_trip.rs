@@ -7,7 +7,7 @@
 //! on, or a statement that fails, costs the other moves nothing.
 
 use futures_util::future::join_all;
-use paiju::matches::table::{Keyed, Table, save_many};
+use paiju::matches::table::{InMemory, Keyed, Table, save_many};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -64,6 +64,14 @@ async fn staking_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<
     (id, players)
 }
 
+/// The table of a move that one save statement commits.
+fn plain(worked: Option<InMemory>) -> Table {
+    match worked {
+        Some(InMemory::Move(t)) => t,
+        _ => panic!("not a plain move that one statement commits"),
+    }
+}
+
 /// The seat to act, its player and the 提示 for it (the action and the version it is for).
 async fn next_move<'a>(app: &TestApp, id: &str, players: &'a [Player]) -> (&'a Player, Value) {
     let v = app.view(id, &players[0]).await;
@@ -94,15 +102,20 @@ async fn post_keyed(
     (status, res.json().await.unwrap())
 }
 
-/// Plays the match to its end with 提示s, every move with its own Idempotency-Key; returns the
-/// moves sent.
-async fn play_out(app: &TestApp, id: &str, players: &[Player]) -> usize {
+/// Plays the match to its end with 提示s, every move with its own Idempotency-Key when
+/// `keyed`; returns the moves sent.
+async fn play_out(app: &TestApp, id: &str, players: &[Player], keyed: bool) -> usize {
     let mut n = 0;
     while app.view(id, &players[0]).await["status"] != "finished" {
         assert!(n < 2_000, "the match does not end");
         let (p, hint) = next_move(app, id, players).await;
         let body = json!({"version": hint["version"], "action": hint["action"]});
-        let (s, b) = post_keyed(app, id, p, &format!("move-{n}"), &body).await;
+        let (s, b) = if keyed {
+            post_keyed(app, id, p, &format!("move-{n}"), &body).await
+        } else {
+            app.post(&format!("/v1/matches/{id}/actions"), &p.token, body)
+                .await
+        };
         assert_eq!(s, StatusCode::OK, "{hint} refused: {b}");
         n += 1;
     }
@@ -175,14 +188,22 @@ async fn fast_and_slow() -> (TestApp, TestApp) {
     )
 }
 
-/// Plays the same match on two processes to its end ([`play_out`]) and asserts that both
-/// wrote the same rows; returns the moves sent to each and those rows.
+/// Plays the same match on two processes to its end ([`play_out`], keyed) and asserts that
+/// both wrote the same rows; returns the moves sent to each and those rows.
 async fn play_out_both(
     one: (&TestApp, &str, &[Player]),
     other: (&TestApp, &str, &[Player]),
 ) -> (usize, Value) {
-    let moves = play_out(one.0, one.1, one.2).await;
-    assert_eq!(play_out(other.0, other.1, other.2).await, moves);
+    play_out_both_keyed(one, other, true).await
+}
+
+async fn play_out_both_keyed(
+    one: (&TestApp, &str, &[Player]),
+    other: (&TestApp, &str, &[Player]),
+    keyed: bool,
+) -> (usize, Value) {
+    let moves = play_out(one.0, one.1, one.2, keyed).await;
+    assert_eq!(play_out(other.0, other.1, other.2, keyed).await, moves);
     let rows = rows_of(one.0, one.1).await;
     assert_eq!(rows, rows_of(other.0, other.1).await);
     (moves, rows)
@@ -207,19 +228,18 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     assert_eq!(a["keys"].as_array().unwrap().len(), moves);
     assert_eq!(a["match"]["status"], "finished");
 
-    // The fast process sent one statement per fast move, and left the move that ended the
-    // first hand (which dealt the second, ended at its deal by 摊牌, and finished the match)
-    // to the transaction; the other process sent no move down the fast path.
+    // Every move of the fast process took the fast path, one statement each but for the move
+    // that ended the first hand: its own statement (the move, the hand's end, the key's row),
+    // then the deal in a transaction, since the second hand ends at its deal by 摊牌 (which
+    // finishes the match): BEGIN, load, the `hands` row, that hand's end, save, the key's
+    // answer, COMMIT. The other process sent no move down the fast path.
     let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
-    let (tx_moves, tx_statements) = moves_counted(&fast.client, &fast.address, "transaction").await;
-    assert_eq!(fast_moves + tx_moves, moves as u64);
-    assert_eq!(fast_statements, fast_moves);
-    assert!(
-        fast_moves > tx_moves,
-        "fast {fast_moves}, transaction {tx_moves}"
+    assert_eq!(
+        moves_counted(&fast.client, &fast.address, "transaction").await,
+        (0, 0)
     );
-    assert!(tx_moves >= 1, "fast {fast_moves}, transaction {tx_moves}");
-    assert!(tx_statements >= 4 * tx_moves);
+    assert_eq!(fast_moves, moves as u64);
+    assert_eq!(fast_statements, fast_moves + 7);
     assert_eq!(
         moves_counted(&slow.client, &slow.address, "fast").await,
         (0, 0)
@@ -230,6 +250,98 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     // BEGIN, key, load, save, answer, COMMIT at least.
     assert!(slow_statements >= 6 * slow_moves);
     fast.assert_ledger_reconciles().await;
+}
+
+/// A move that ends a hand at a table that deals the next at once takes the fast path too:
+/// one statement for the move and the hand's end, one (shared with other fast moves) for the
+/// deal; it writes what the transaction writes.
+#[tokio::test]
+async fn a_hand_end_and_the_deal_after_it_are_two_fast_statements() {
+    let (fast, slow) = fast_and_slow().await;
+    let (fast_id, fast_players) = staking_table(&fast, 4, "ends").await;
+    let (slow_id, slow_players) = staking_table(&slow, 4, "ends").await;
+    let (moves, a) = play_out_both_keyed(
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+        false,
+    )
+    .await;
+    let hands = a["hands"].as_array().unwrap();
+    assert_eq!(hands.len(), 4, "{a}");
+    assert!(hands.iter().all(|h| h["ended"] == true), "{a}");
+    // Hands 1 to 3 ended on the fast path, two statements each; the move that ended the
+    // fourth finished the match, which the transaction does.
+    let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
+    let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
+    assert_eq!(tx_moves, 1);
+    assert_eq!(fast_moves + tx_moves, moves as u64);
+    assert_eq!(fast_statements, fast_moves + 3);
+    fast.assert_ledger_reconciles().await;
+}
+
+/// A server that stops between the two statements of a hand's end leaves a table between
+/// hands with a deadline: the sweeper deals the next hand from the wallets after the end.
+#[tokio::test]
+async fn a_table_left_between_hands_by_a_fast_hand_end_is_dealt_by_the_sweeper() {
+    let app = process_on(&fresh_database().await, true).await;
+    let (id, players) = staking_table(&app, 3, "left").await;
+    let mut conn = app.pool.acquire().await.unwrap();
+    let mut moves = 0;
+    loop {
+        assert!(moves < 500, "no hand ended");
+        let (p, hint) = next_move(&app, &id, &players).await;
+        let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
+        if let Some(InMemory::HandEnd(mut between)) = t.act_in_memory(p.id, &hint["action"]) {
+            // The first statement alone, as a process that died before the deal's.
+            let (wallets, _) = between
+                .end_over_loaded(&mut conn, None)
+                .await
+                .unwrap()
+                .expect("the row was at the cached version");
+            let ledger: Vec<i64> = sqlx::query_scalar(
+                "SELECT a.balance FROM match_seats s JOIN accounts a ON a.user_id = s.user_id
+                  WHERE s.match_id = $1::uuid ORDER BY s.seat",
+            )
+            .bind(&id)
+            .fetch_all(&app.pool)
+            .await
+            .unwrap();
+            assert_eq!(wallets, ledger, "the wallets after the hand's end");
+            break;
+        }
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let (s, b) = app
+            .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        moves += 1;
+    }
+    let hands = || async {
+        sqlx::query_as::<_, (i64, i64)>(
+            "SELECT count(*), count(ended_at) FROM hands WHERE match_id = $1::uuid",
+        )
+        .bind(&id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+    };
+    assert_eq!(hands().await, (1, 1), "the hand ended, the next not dealt");
+    let due: bool = sqlx::query_scalar(
+        "SELECT deadline_at <= now() + interval '1 second' FROM matches WHERE id = $1::uuid",
+    )
+    .bind(&id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert!(due, "a table between hands is due within a second");
+    app.wait_for(&id, &players[0], 10, |v| {
+        !v["to_act"].as_array().unwrap().is_empty()
+    })
+    .await;
+    assert_eq!(hands().await, (2, 1), "the sweeper dealt the next hand");
+    // And the match plays on to its end.
+    assert!(play_out(&app, &id, &players, false).await > 0);
+    app.assert_ledger_reconciles().await;
 }
 
 #[tokio::test]
@@ -401,9 +513,7 @@ async fn one_statement_stakes_one_wallet_at_two_tables_and_never_overdraws_it() 
     let z = two_seat_table(&app, &p, "besidez").await;
     let mut conn = app.pool.acquire().await.unwrap();
     let bobo_at = |table: &Table, amount: i64| {
-        table
-            .act_in_memory(p.id, &json!({"type": "set_bobo", "amount": amount}))
-            .expect("a 簸簸 within the wallet the hand was dealt with")
+        plain(table.act_in_memory(p.id, &json!({"type": "set_bobo", "amount": amount})))
     };
     let tx = Table::read(&mut conn, x.parse().unwrap()).await.unwrap();
     let ty = Table::read(&mut conn, y.parse().unwrap()).await.unwrap();
@@ -744,10 +854,7 @@ async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_not
         let (p, hint) = next_move(&app, id, players).await;
         let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
         assert_eq!(t.version(), hint["version"].as_i64().unwrap());
-        worked.push(
-            t.act_in_memory(p.id, &hint["action"])
-                .expect("a plain move"),
-        );
+        worked.push(plain(t.act_in_memory(p.id, &hint["action"])));
         movers.push(p.id);
     }
     // y's row moves on: its move is played through the server first.
@@ -776,6 +883,7 @@ async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_not
         key: "used".into(),
         request: json!({}),
         body: json!({}),
+        answered: false,
     };
     let failed = save_many(&mut conn, &[(&worked[0], Some(&keyed)), (&worked[1], None)]).await;
     assert!(

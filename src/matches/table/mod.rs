@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use games::cards::Card;
-use games::engine::{Ctx, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
+use games::engine::{Ctx, HandResult, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
 use games::shuffle::{Seed, commitment, hand_seed, shuffle};
 use games::{DynGame, DynState};
 use serde::Deserialize;
@@ -28,6 +28,7 @@ mod play;
 mod render;
 mod store;
 
+pub use play::InMemory;
 pub use store::{Keyed, NewTable, save_many};
 
 #[derive(Clone, Debug, Deserialize, serde::Serialize)]
@@ -136,6 +137,22 @@ struct PendingEnd {
     points: Vec<i64>,
 }
 
+/// The `hands` row of a hand dealt in memory ([`Table::deal_in_memory`]), written by the
+/// deal's save statement.
+struct PendingHand {
+    hand_no: i32,
+    /// Revealed with the replay (none for a deck fixed by the creator).
+    seed: Option<Vec<u8>>,
+    commitment: String,
+    deck: Value,
+    start_state: String,
+    start_ms: i64,
+    /// The players dealt in, by seat, and their wallets and 积分 at the deal.
+    users: Vec<Uuid>,
+    wallets: Vec<i64>,
+    scores: Vec<i64>,
+}
+
 pub struct Table {
     id: Uuid,
     game: &'static dyn DynGame,
@@ -168,6 +185,7 @@ pub struct Table {
     dirty_seats: Vec<usize>,
     stakes: Vec<PendingStake>,
     ending: Option<PendingEnd>,
+    dealing: Option<PendingHand>,
     /// Statements sent to the database for this table since it was loaded (a metric).
     statements: u64,
 }
@@ -202,6 +220,7 @@ impl Table {
             dirty_seats: Vec::new(),
             stakes: Vec::new(),
             ending: None,
+            dealing: None,
             statements: 0,
         }
     }

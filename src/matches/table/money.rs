@@ -3,24 +3,38 @@
 
 use std::sync::LazyLock;
 
+use super::store::{Columns, SAVE_CTES, SAVE_PARAMS};
 use super::*;
-use crate::ledger::{Legs, TRANSFER_CTES};
+use crate::ledger::{GO, Legs, TRANSFER_CTES, shift_params};
 
 /// The common table expressions of a hand's end, after [`TRANSFER_CTES`] (its settlement):
 /// `$10` the match, `$11` the hand ended (NULL: none), `$12` its result, `$13`/`$14` each
 /// seat's player in the hand ([`Table::hand_player`]; NULL: none) and its 积分 for it, `$15`
 /// the game. `h` holds the `hands` row it ended (none when that hand was settled already);
 /// `up` each player's 积分 after it.
+/// Like the transfer, gated by `go`.
 const END_CTES: &str = "
     h AS (UPDATE hands SET ended_at = now(), result = $12
-           WHERE match_id = $10 AND hand_no = $11 AND ended_at IS NULL RETURNING 1),
+           WHERE match_id = $10 AND hand_no = $11 AND ended_at IS NULL
+             AND EXISTS (SELECT FROM go) RETURNING 1),
     d AS (SELECT * FROM unnest($13::uuid[], $14::bigint[]) AS d(user_id, delta)
-           WHERE user_id IS NOT NULL),
+           WHERE user_id IS NOT NULL AND EXISTS (SELECT FROM go)),
     up AS (INSERT INTO scores (user_id, game, points) SELECT user_id, $15, delta FROM d
            ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + EXCLUDED.points
            RETURNING user_id, points),
     se AS (INSERT INTO score_entries (user_id, game, match_id, hand_no, delta, points_after)
            SELECT d.user_id, $15, $10, $11, d.delta, up.points FROM d JOIN up USING (user_id))";
+
+/// After [`END_CTES`]: `w` holds the wallet and 积分 of each of the users `$16`, in their order
+/// (`ord`), after the settlement.
+const WALLETS_CTE: &str = "
+    w AS (SELECT s.ord, COALESCE(u.balance, acc.balance, 0) AS balance,
+                 COALESCE(up.points, sc.points, 0) AS points
+            FROM unnest($16::uuid[]) WITH ORDINALITY AS s(user_id, ord)
+            LEFT JOIN accounts acc ON acc.user_id = s.user_id
+            LEFT JOIN u ON u.id = acc.id
+            LEFT JOIN up ON up.user_id = s.user_id
+            LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = $15)";
 
 /// The `hands` row of a hand being dealt, as [`Table::settle_and_deal`] writes it.
 pub(super) struct NewHand<'a> {
@@ -31,6 +45,31 @@ pub(super) struct NewHand<'a> {
     pub deck: Value,
     pub start_state: &'a str,
     pub start_ms: i64,
+}
+
+/// A pending hand end taken from its table, bound to a statement by [`EndParams::bind`].
+struct EndParams {
+    meta: TxMeta,
+    legs: Legs,
+    ended: Option<i32>,
+    result: Option<Value>,
+    users: Vec<Option<Uuid>>,
+    points: Vec<i64>,
+}
+
+impl EndParams {
+    /// Binds the parameters of [`TRANSFER_CTES`] and [`END_CTES`], in order, for match `id`
+    /// of `game`.
+    fn bind<'q>(self, id: Uuid, game: &'static str, q: ledger::PgQuery<'q>) -> ledger::PgQuery<'q> {
+        self.legs
+            .bind(&self.meta, q)
+            .bind(id)
+            .bind(self.ended)
+            .bind(self.result)
+            .bind(self.users)
+            .bind(self.points)
+            .bind(game)
+    }
 }
 
 impl Table {
@@ -48,6 +87,60 @@ impl Table {
             let meta = self.tx_meta(Reason::StakeReturn, hand_no);
             return self.transfer(conn, &meta, &settlement).await;
         };
+        self.settle(conn).await?;
+        let (ended, units) = (result.hand_no as i32, result.units.clone());
+        let mut detail = self.end_hand(result, settlement);
+        if let Some(room) = self.platform.room.clone() {
+            let coins = self.settle_room(conn, &room, ended, &units).await?;
+            detail["room_coins"] = json!(coins);
+        }
+        self.announce_end(detail);
+        Ok(())
+    }
+
+    /// [`Table::carry_out`] in memory alone, for the fast path: `None` when the outcome
+    /// needs more than a save statement can write — coins other than stakes and the hand's
+    /// payouts, coins handed back during the hand, a coin room's settlement, or stakes beside
+    /// a hand's end (two ledger transactions whose order one statement would not fix). Else
+    /// whether the hand ended (its end pending, for [`Table::end_over_loaded`]).
+    pub(super) fn carry_out_in_memory(&mut self, outcome: Outcome) -> Option<bool> {
+        let hand_no = self.hand_no();
+        self.push_events(hand_no, outcome.events);
+        let escrow = Party::MatchEscrow(self.id);
+        let mut settlement = Vec::new();
+        for m in &outcome.money {
+            match *m {
+                Money::Stake { seat, amount } => {
+                    let user = self.user_at(seat).ok()?;
+                    if amount != 0 {
+                        self.stakes.push(PendingStake {
+                            hand_no,
+                            user,
+                            amount,
+                        });
+                    }
+                }
+                Money::Payout { seat, amount } => {
+                    settlement.push((Party::User(self.user_at(seat).ok()?), amount));
+                    settlement.push((escrow, -amount));
+                }
+                Money::Forfeit { .. } | Money::Penalty { .. } => return None,
+            }
+        }
+        let Some(result) = outcome.hand_end else {
+            return settlement.is_empty().then_some(false);
+        };
+        if self.platform.room.is_some() || !self.stakes.is_empty() {
+            return None;
+        }
+        let detail = self.end_hand(result, settlement);
+        self.announce_end(detail);
+        Some(true)
+    }
+
+    /// Leaves the hand's end pending (written by the next statement) and returns its result
+    /// as the `hand_ended` event carries it.
+    fn end_hand(&mut self, result: HandResult, settlement: Vec<(Party, i64)>) -> Value {
         let detail = json!({
             "hand_no": result.hand_no,
             "points": result.points,
@@ -57,24 +150,20 @@ impl Table {
         let users = (0..result.points.len())
             .map(|seat| self.hand_player(seat))
             .collect();
-        self.settle(conn).await?;
         self.ending = Some(PendingEnd {
             hand_no: result.hand_no as i32,
             result: detail.clone(),
             settlement,
             users,
-            points: result.points.clone(),
+            points: result.points,
         });
-        let mut detail = detail;
-        if let Some(room) = self.platform.room.clone() {
-            let coins = self
-                .settle_room(conn, &room, result.hand_no as i32, &result.units)
-                .await?;
-            detail["room_coins"] = json!(coins);
-        }
+        detail
+    }
+
+    /// The `hand_ended` event, and the result the views show until the next hand's.
+    fn announce_end(&mut self, detail: Value) {
         self.platform_event("hand_ended", None, detail.clone());
         self.last_result = Some(detail);
-        Ok(())
     }
 
     /// Writes the hand end left by [`Table::carry_out`], if any, in one statement: the
@@ -86,7 +175,7 @@ impl Table {
         }
         static SQL: LazyLock<String> = LazyLock::new(|| {
             format!(
-                "WITH {TRANSFER_CTES}, {END_CTES}
+                "WITH {GO}, {TRANSFER_CTES}, {END_CTES}
                  SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e)"
             )
         });
@@ -106,14 +195,7 @@ impl Table {
     ) -> Result<(Vec<i64>, Vec<i64>), ApiError> {
         static SQL: LazyLock<String> = LazyLock::new(|| {
             format!(
-                "WITH {TRANSFER_CTES}, {END_CTES},
-                 w AS (SELECT s.ord, COALESCE(u.balance, acc.balance, 0) AS balance,
-                              COALESCE(up.points, sc.points, 0) AS points
-                         FROM unnest($16::uuid[]) WITH ORDINALITY AS s(user_id, ord)
-                         LEFT JOIN accounts acc ON acc.user_id = s.user_id
-                         LEFT JOIN u ON u.id = acc.id
-                         LEFT JOIN up ON up.user_id = s.user_id
-                         LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = $15),
+                "WITH {GO}, {TRANSFER_CTES}, {END_CTES}, {WALLETS_CTE},
                  nh AS (INSERT INTO hands (match_id, hand_no, seed, commitment, deck,
                                            start_state, wallets, scores, start_ms, users)
                         SELECT $10, $17, $18, $19, $20, $21::jsonb,
@@ -152,6 +234,18 @@ impl Table {
         sql: &'static str,
         more: impl FnOnce(ledger::PgQuery<'q>) -> ledger::PgQuery<'q>,
     ) -> Result<PgRow, ApiError> {
+        let end = self.take_end()?;
+        let (ended, entries) = (end.ended, end.legs.len());
+        let q = end.bind(self.id, self.game.name(), sqlx::query(sql));
+        self.statements += 1;
+        let row = more(q).fetch_one(&mut *conn).await?;
+        self.check_end(ended, entries, &row, 0)?;
+        Ok(row)
+    }
+
+    /// The pending end, taken, as the parameters of [`TRANSFER_CTES`] and [`END_CTES`] (empty
+    /// ones when there is none).
+    fn take_end(&mut self) -> Result<EndParams, ApiError> {
         let end = self.ending.take();
         let ended = end.as_ref().map(|e| e.hand_no);
         let meta = self.tx_meta(Reason::HandSettlement, ended.unwrap_or(0));
@@ -160,17 +254,27 @@ impl Table {
             None => Default::default(),
         };
         let legs = Legs::net(&meta, &settlement)?;
-        let q = legs
-            .bind(&meta, sqlx::query(sql))
-            .bind(self.id)
-            .bind(ended)
-            .bind(result)
-            .bind(users)
-            .bind(points)
-            .bind(self.game.name());
-        self.statements += 1;
-        let row = more(q).fetch_one(&mut *conn).await?;
-        let rows: i64 = row.try_get(0)?;
+        Ok(EndParams {
+            meta,
+            legs,
+            ended,
+            result,
+            users,
+            points,
+        })
+    }
+
+    /// Checks the counts of a hand end's statement, at columns `at` and `at + 1` of its `row`:
+    /// the `hands` row of the hand `ended` was ended by it (and by nothing before), and each
+    /// of the settlement's `entries` was written (every party's account was there).
+    fn check_end(
+        &self,
+        ended: Option<i32>,
+        entries: usize,
+        row: &PgRow,
+        at: usize,
+    ) -> Result<(), ApiError> {
+        let rows: i64 = row.try_get(at)?;
         if rows != i64::from(ended.is_some()) {
             return Err(ApiError::Internal(anyhow::anyhow!(
                 "match {} hand {:?} settled twice or never started",
@@ -178,17 +282,70 @@ impl Table {
                 ended
             )));
         }
-        let entries: i64 = row.try_get(1)?;
-        if entries != legs.len() as i64 {
+        let written: i64 = row.try_get(at + 1)?;
+        if written != entries as i64 {
             return Err(ApiError::Internal(anyhow::anyhow!(
-                "match {} hand {:?}: a ledger account is missing ({entries} entries for {} \
-                 parties)",
+                "match {} hand {:?}: a ledger account is missing ({written} entries for \
+                 {entries} parties)",
                 self.id,
                 ended,
-                legs.len()
             )));
         }
-        Ok(row)
+        Ok(())
+    }
+
+    /// The first of the two statements of a hand's end on the fast path, for a table that
+    /// [`Table::act_in_memory`] left between hands with its end pending: the move's save over
+    /// the loaded version ([`SAVE_CTES`], the key's row with the answer between hands
+    /// included) and, only when that hit (`go`), the hand's end ([`TRANSFER_CTES`],
+    /// [`END_CTES`]). Returns the wallets and 积分 of the seated players after it, by seat, for
+    /// the next deal ([`Table::deal_in_memory`]); the table is then the committed one between
+    /// hands. `None`: nothing was written (the row had moved on, the key was used already, the
+    /// escrow fell short), and the table must be dropped.
+    pub async fn end_over_loaded(
+        &mut self,
+        conn: &mut PgConnection,
+        keyed: Option<&Keyed>,
+    ) -> Result<Option<(Vec<i64>, Vec<i64>)>, ApiError> {
+        static SQL: LazyLock<String> = LazyLock::new(|| {
+            let after_save = |ctes| shift_params(ctes, SAVE_PARAMS);
+            format!(
+                "WITH {SAVE_CTES}, go AS (SELECT FROM m), {}, {}, {}
+                 SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM h),
+                        (SELECT count(*) FROM e),
+                        (SELECT jsonb_agg(balance ORDER BY ord) FROM w),
+                        (SELECT jsonb_agg(points ORDER BY ord) FROM w)",
+                after_save(TRANSFER_CTES),
+                after_save(END_CTES),
+                after_save(WALLETS_CTE)
+            )
+        });
+        let end = self.take_end()?;
+        let (ended, entries) = (end.ended, end.legs.len());
+        let users = self.seated_users();
+        let sent = {
+            let c = Columns::of(&[(&*self, keyed)]);
+            end.bind(self.id, self.game.name(), c.bind(sqlx::query(SQL.as_str())))
+                .bind(&users)
+                .fetch_one(&mut *conn)
+                .await
+        };
+        self.statements += 1;
+        let row = match sent {
+            Ok(row) => row,
+            Err(sqlx::Error::Database(e)) if e.is_unique_violation() || e.is_check_violation() => {
+                return Ok(None);
+            }
+            Err(e) => return Err(e.into()),
+        };
+        if row.try_get::<i64, _>(0)? == 0 {
+            return Ok(None);
+        }
+        self.check_end(ended, entries, &row, 1)?;
+        self.saved(true);
+        let Json(wallets) = row.try_get(3)?;
+        let Json(scores) = row.try_get(4)?;
+        Ok(Some((wallets, scores)))
     }
 
     fn tx_meta(&self, reason: Reason, hand_no: i32) -> TxMeta {

@@ -86,59 +86,113 @@ impl Table {
     }
 
     /// A client's action worked out in memory alone, on a copy of this committed table, when
-    /// nothing but the one statement of [`Table::save_over_loaded`] is needed to commit it: a
-    /// table outside tournaments, playing, where the action moves no coins but stakes (which
-    /// the statement writes to the ledger), ends no hand, and leaves the hand waiting for
-    /// seats that are not in 托管 (so `advance` would only set the turn's deadline). `None`
-    /// in every other case, refused actions included: the caller takes the transactional
-    /// path, which answers them as it always has.
-    pub fn act_in_memory(&self, user: Uuid, action: &Value) -> Option<Table> {
+    /// statements without a transaction can commit it: a table outside tournaments, playing,
+    /// where the action moves no coins but stakes (which the save statement writes to the
+    /// ledger) and, at a hand's end, the hand's payouts ([`Table::carry_out_in_memory`]), and
+    /// then either leaves the hand waiting for seats that are not in 托管 (so `advance` would
+    /// only set the turn's deadline) or ends the hand at a table that deals the next one at
+    /// once ([`Table::deals_next_at_once`]). `None` in every other case, refused actions
+    /// included: the caller takes the transactional path, which answers them as it always
+    /// has.
+    pub fn act_in_memory(&self, user: Uuid, action: &Value) -> Option<InMemory> {
         if self.tournament_id.is_some() || self.status != Status::Playing {
             return None;
         }
         let seat = self.seat_of(user)?;
         let mut t = self.fork();
+        let mut ended = false;
         if is_resume(action) {
             t.resume(seat).ok()?;
         } else {
             let hand_no = t.hand_no();
             let outcome = t.state.apply(seat, action, t.ctx()).ok()?;
-            if outcome.hand_end.is_some() {
-                return None;
-            }
-            for m in &outcome.money {
-                let Money::Stake { seat, amount } = *m else {
-                    return None;
-                };
-                let user = t.user_at(seat).ok()?;
-                if amount != 0 {
-                    t.stakes.push(PendingStake {
-                        hand_no,
-                        user,
-                        amount,
-                    });
-                }
-            }
             t.log_action(
                 hand_no,
                 seat,
                 ActionKind::Client.as_str(),
                 Some(action.clone()),
             );
-            t.push_events(hand_no, outcome.events);
+            ended = t.carry_out_in_memory(outcome)?;
         }
         t.seat_acted(seat);
-        // What `advance` does when the hand goes on and waits for seats that are not in 托管.
-        let to_act = t.to_act();
+        if ended {
+            return t.deals_next_at_once().then_some(InMemory::HandEnd(t));
+        }
+        t.waits_for_players()?;
+        Some(InMemory::Move(t))
+    }
+
+    /// What `advance` does when the hand goes on and waits for seats that are not in 托管:
+    /// sets the turn's deadline. `None` when the hand waits for none, or for a seat in 托管
+    /// (which `advance` would play at once).
+    fn waits_for_players(&mut self) -> Option<()> {
+        let to_act = self.to_act();
         if to_act.is_empty()
             || to_act
                 .iter()
-                .any(|&s| t.seats[s].as_ref().is_none_or(|r| r.auto))
+                .any(|&s| self.seats[s].as_ref().is_none_or(|r| r.auto))
         {
             return None;
         }
-        let turn = t.platform.turn_timeout_secs;
-        t.deadline_at = Some(t.now + secs(t.state.wait_secs(turn)));
+        let turn = self.platform.turn_timeout_secs;
+        self.deadline_at = Some(self.now + secs(self.state.wait_secs(turn)));
+        Some(())
+    }
+
+    /// After a hand's end worked out in memory: whether `advance` would deal the next hand at
+    /// once, seeing no more than this table — the match goes on (no hand limit reached), every
+    /// seat is taken by a player who is not in 托管 (no bots, nobody away), and no coin room
+    /// checks wallets between hands. If so, the table is left between hands with a deadline
+    /// `DEAL_WITHIN_SECS` away, the durable marker the sweeper follows (it deals, as `advance`
+    /// does for any table due between hands) should the deal's statement never come.
+    fn deals_next_at_once(&mut self) -> bool {
+        let hands_done = self.state.hand_no();
+        let deals = self.state.stage() == Stage::NeedsDeal
+            && self.platform.room.is_none()
+            && self.platform.hands.is_none_or(|h| hands_done < h)
+            && self.full()
+            && self.seats.iter().flatten().all(|s| !s.auto && !s.bot)
+            && autoplay::between_hands(
+                &self.platform,
+                autoplay::Between {
+                    hands_done,
+                    everyone_away: false,
+                    played_out_automatically: false,
+                    due: false,
+                },
+            ) == autoplay::Next::Deal;
+        if deals {
+            self.deadline_at = Some(self.now + secs(DEAL_WITHIN_SECS));
+        }
+        deals
+    }
+
+    /// The next hand dealt in memory at a table [`Table::act_in_memory`] left between hands
+    /// (and [`Table::end_over_loaded`] committed), from the wallets and 积分 the players have
+    /// after the hand's end: what `advance` does there, when nothing but one save statement
+    /// is needed to commit it (the `hands` row is written by it). `None` when the deal needs
+    /// more (coins other than stakes; a hand the engine ends at its deal; a seat to act in
+    /// 托管): the transactional path deals.
+    pub fn deal_in_memory(&self, wallets: Vec<i64>, scores: Vec<i64>) -> Option<Table> {
+        let mut t = self.fork();
+        let next = t.shuffle_next().ok()?;
+        let commitment = commitment(&next.seed);
+        t.dealing = Some(PendingHand {
+            hand_no: next.hand_no as i32,
+            seed: (!next.deck_fixed).then(|| next.seed.to_vec()),
+            commitment: commitment.clone(),
+            deck: json!({ "cards": next.deck, "fixed": next.deck_fixed }),
+            start_state: t.state.save(),
+            start_ms: t.ctx().now_ms,
+            users: next.users.clone(),
+            wallets: wallets.clone(),
+            scores: scores.clone(),
+        });
+        let outcome = t.start_next(next, commitment, wallets, scores);
+        if t.carry_out_in_memory(outcome)? {
+            return None;
+        }
+        t.waits_for_players()?;
         Some(t)
     }
 
@@ -339,6 +393,52 @@ impl Table {
     }
 
     pub(super) async fn deal(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
+        let next = self.shuffle_next()?;
+        let hand_no = next.hand_no;
+        if let Some(room) = &self.platform.room
+            && room.room_fee > 0
+            && (hand_no - 1).is_multiple_of(room.hands_per_game)
+        {
+            let meta = TxMeta {
+                reason: Reason::RoomFee,
+                match_id: Some(self.id),
+                tournament_id: self.tournament_id,
+                hand_no: Some(hand_no as i32),
+                note: Some(format!("局 {}", (hand_no - 1) / room.hands_per_game + 1)),
+            };
+            let mut legs: Vec<(Party, i64)> = next
+                .users
+                .iter()
+                .map(|&u| (Party::User(u), -room.room_fee))
+                .collect();
+            legs.push((Party::House, room.room_fee * next.users.len() as i64));
+            self.transfer(conn, &meta, &legs).await?;
+        }
+        let start_state = self.state.save();
+        let commit = commitment(&next.seed);
+        // The hand that ended last is settled by the same statement, so the wallets and 积分
+        // the new hand starts from are those after it.
+        let (wallets, scores) = self
+            .settle_and_deal(
+                conn,
+                &next.users,
+                NewHand {
+                    hand_no: hand_no as i32,
+                    seed: (!next.deck_fixed).then(|| next.seed.to_vec()),
+                    commitment: &commit,
+                    deck: json!({ "cards": next.deck, "fixed": next.deck_fixed }),
+                    start_state: &start_state,
+                    start_ms: self.ctx().now_ms,
+                },
+            )
+            .await?;
+        let outcome = self.start_next(next, commit, wallets, scores);
+        self.carry_out(conn, outcome).await
+    }
+
+    /// The next hand's seed and deck, and the players dealt in (by seat: a hand is dealt only
+    /// at a full table).
+    fn shuffle_next(&self) -> Result<NextHand, ApiError> {
         let hand_no = self.state.hand_no() + 1;
         let seed: Seed = match &self.fixed_seed {
             Some(s) => {
@@ -368,62 +468,65 @@ impl Table {
                 (d, false)
             }
         };
-        let users = self.seated_users();
-        if let Some(room) = &self.platform.room
-            && room.room_fee > 0
-            && (hand_no - 1).is_multiple_of(room.hands_per_game)
-        {
-            let meta = TxMeta {
-                reason: Reason::RoomFee,
-                match_id: Some(self.id),
-                tournament_id: self.tournament_id,
-                hand_no: Some(hand_no as i32),
-                note: Some(format!("局 {}", (hand_no - 1) / room.hands_per_game + 1)),
-            };
-            let mut legs: Vec<(Party, i64)> = users
-                .iter()
-                .map(|&u| (Party::User(u), -room.room_fee))
-                .collect();
-            legs.push((Party::House, room.room_fee * users.len() as i64));
-            self.transfer(conn, &meta, &legs).await?;
-        }
-        let start_state = self.state.save();
-        let ctx = self.ctx();
-        let commit = commitment(&seed);
-        // The hand that ended last is settled by the same statement, so the wallets and 积分
-        // the new hand starts from are those after it.
-        let (wallets, scores) = self
-            .settle_and_deal(
-                conn,
-                &users,
-                NewHand {
-                    hand_no: hand_no as i32,
-                    seed: (!deck_fixed).then(|| seed.to_vec()),
-                    commitment: &commit,
-                    deck: json!({ "cards": deck, "fixed": deck_fixed }),
-                    start_state: &start_state,
-                    start_ms: ctx.now_ms,
-                },
-            )
-            .await?;
-        // As the row's `users` records them (a hand is dealt only at a full table).
-        self.dealt_in = users.iter().copied().map(Some).collect();
-        let outcome = self.state.start_hand(HandStart {
+        Ok(NextHand {
+            hand_no,
+            seed,
             deck,
-            ctx,
+            deck_fixed,
+            users: self.seated_users(),
+        })
+    }
+
+    /// Starts the hand `next` from the players' wallets and 积分 (its `hands` row written or
+    /// pending), under the shuffle's `commit`; returns the engine's outcome of the deal.
+    fn start_next(
+        &mut self,
+        next: NextHand,
+        commit: String,
+        wallets: Vec<i64>,
+        scores: Vec<i64>,
+    ) -> Outcome {
+        // As the row's `users` records them.
+        self.dealt_in = next.users.into_iter().map(Some).collect();
+        let outcome = self.state.start_hand(HandStart {
+            deck: next.deck,
+            ctx: self.ctx(),
             wallets,
             scores,
         });
-        self.commitment = Some(commit.clone());
         self.version += 1;
         self.platform_event(
             "shuffle_committed",
             None,
-            json!({ "hand_no": hand_no, "shuffle_commitment": commit }),
+            json!({ "hand_no": next.hand_no, "shuffle_commitment": commit }),
         );
-        self.carry_out(conn, outcome).await
+        self.commitment = Some(commit);
+        outcome
     }
 }
+
+/// A hand about to be dealt: [`Table::shuffle_next`].
+struct NextHand {
+    hand_no: u32,
+    seed: Seed,
+    deck: Vec<Card>,
+    deck_fixed: bool,
+    users: Vec<Uuid>,
+}
+
+/// What [`Table::act_in_memory`] made of a client's action.
+pub enum InMemory {
+    /// A move that one save statement commits ([`save_many`]).
+    Move(Table),
+    /// A move that ended the hand, the next to be dealt at once: [`Table::end_over_loaded`]
+    /// commits the table between hands, then [`Table::deal_in_memory`] deals the next hand
+    /// from the wallets and 积分 it returns.
+    HandEnd(Table),
+}
+
+/// How long a table left between hands by a hand's end on the fast path waits for its deal's
+/// statement before the sweeper deals.
+const DEAL_WITHIN_SECS: u32 = 1;
 
 /// Whether a client's action is `resume` (the platform's, not the game's).
 fn is_resume(action: &Value) -> bool {

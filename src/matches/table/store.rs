@@ -1,5 +1,7 @@
 //! Loading a match row (locked or not) and saving a transaction's changes in one statement.
 
+use std::sync::LazyLock;
+
 use super::*;
 
 const LOAD_SQL: &str = "
@@ -154,6 +156,7 @@ impl Table {
             dirty_seats: Vec::new(),
             stakes: Vec::new(),
             ending: None,
+            dealing: None,
             statements: 0,
         })
     }
@@ -200,6 +203,7 @@ impl Table {
         self.actions.clear();
         self.dirty_seats.clear();
         self.stakes.clear();
+        self.dealing = None;
         if hit {
             self.loaded_version = self.version;
         }
@@ -259,12 +263,33 @@ impl Table {
             c.st_amount.push(st.amount);
             c.st_hand.push(st.hand_no);
         }
-        if let Some(k) = keyed {
-            c.k_match.push(id);
-            c.k_user.push(k.user);
-            c.k_key.push(&k.key);
-            c.k_request.push(&k.request);
-            c.k_body.push(&k.body);
+        if let Some(h) = &self.dealing {
+            c.h_match.push(id);
+            c.h_no.push(h.hand_no);
+            c.h_seed.push(h.seed.as_deref());
+            c.h_commitment.push(&h.commitment);
+            c.h_deck.push(&h.deck);
+            c.h_start_state.push(&h.start_state);
+            c.h_wallets.push(json!(h.wallets));
+            c.h_scores.push(json!(h.scores));
+            c.h_start_ms.push(h.start_ms);
+            c.h_users.push(json!(h.users));
+        }
+        match keyed {
+            Some(k) if k.answered => {
+                c.ka_match.push(id);
+                c.ka_user.push(k.user);
+                c.ka_key.push(&k.key);
+                c.ka_body.push(&k.body);
+            }
+            Some(k) => {
+                c.k_match.push(id);
+                c.k_user.push(k.user);
+                c.k_key.push(&k.key);
+                c.k_request.push(&k.request);
+                c.k_body.push(&k.body);
+            }
+            None => {}
         }
     }
 }
@@ -276,11 +301,14 @@ pub struct Keyed {
     pub key: String,
     pub request: Value,
     pub body: Value,
+    /// The key's row was written by an earlier statement of the same move (the hand's end
+    /// before its deal): only its answer is replaced.
+    pub answered: bool,
 }
 
 /// The columns of one save statement: a row per table, event, action, changed seat and key.
 #[derive(Default)]
-struct Columns<'a> {
+pub(super) struct Columns<'a> {
     ids: Vec<Uuid>,
     loaded: Vec<i64>,
     states: Vec<String>,
@@ -321,155 +349,221 @@ struct Columns<'a> {
     st_user: Vec<Uuid>,
     st_amount: Vec<i64>,
     st_hand: Vec<i32>,
+    h_match: Vec<Uuid>,
+    h_no: Vec<i32>,
+    h_seed: Vec<Option<&'a [u8]>>,
+    h_commitment: Vec<&'a str>,
+    h_deck: Vec<&'a Value>,
+    h_start_state: Vec<&'a str>,
+    h_wallets: Vec<Value>,
+    h_scores: Vec<Value>,
+    h_start_ms: Vec<i64>,
+    h_users: Vec<Value>,
+    ka_match: Vec<Uuid>,
+    ka_user: Vec<Uuid>,
+    ka_key: Vec<&'a str>,
+    ka_body: Vec<&'a Value>,
+}
+
+/// The common table expressions of a save ([`save_many`]), its parameters numbered `$1` to
+/// `$SAVE_PARAMS` ([`Columns::bind`]): `m` holds the id of each match row updated (those still
+/// at their loaded version); every other write joins it.
+pub(super) const SAVE_CTES: &str = "
+    v AS (
+        SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[],
+                             $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[],
+                             $9::text[], $10::jsonb[], $11::text[], $12::int[])
+             AS v(id, loaded, state, version, last_seq, action_no, status, deadline_at,
+                  commitment, last_result, to_act, hand_no)),
+    m AS (
+        UPDATE matches mm SET state = v.state, version = v.version,
+               last_seq = v.last_seq, action_no = v.action_no, status = v.status,
+               deadline_at = v.deadline_at, commitment = v.commitment,
+               last_result = v.last_result, to_act = v.to_act::int[],
+               hand_no = v.hand_no, updated_at = now()
+          FROM v
+         WHERE mm.id = v.id AND mm.version = v.loaded
+     RETURNING mm.id),
+    ev AS (
+        INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data, visible_to, at)
+        SELECT x.match_id, x.seq, x.hand_no, x.kind, x.seat, x.data,
+               CASE WHEN x.vis IS NULL THEN NULL
+                    ELSE ARRAY(SELECT jsonb_array_elements_text(x.vis)::uuid) END,
+               x.at
+          FROM unnest($13::uuid[], $14::bigint[], $15::int[], $16::text[], $17::int[],
+                      $18::jsonb[], $19::jsonb[], $20::timestamptz[])
+               AS x(match_id, seq, hand_no, kind, seat, data, vis, at)
+         WHERE x.match_id IN (SELECT id FROM m)),
+    ac AS (
+        INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
+        SELECT x.* FROM unnest($21::uuid[], $22::bigint[], $23::int[], $24::int[],
+                               $25::text[], $26::jsonb[], $27::bigint[])
+               AS x(match_id, n, hand_no, seat, kind, action, now_ms)
+         WHERE x.match_id IN (SELECT id FROM m)),
+    sf AS (
+        UPDATE match_seats ms SET auto = x.auto, timeouts = x.timeouts
+          FROM unnest($28::uuid[], $29::int[], $30::bool[], $31::int[])
+               AS x(match_id, seat, auto, timeouts)
+         WHERE ms.match_id = x.match_id AND ms.seat = x.seat
+           AND x.match_id IN (SELECT id FROM m)),
+    k AS (
+        INSERT INTO idempotency (user_id, key, request, status, body)
+        SELECT x.user_id, x.key, x.request, 200, x.body
+          FROM unnest($32::uuid[], $33::uuid[], $34::text[], $35::jsonb[], $36::jsonb[])
+               AS x(match_id, user_id, key, request, body)
+         WHERE x.match_id IN (SELECT id FROM m)),
+    ka AS (
+        UPDATE idempotency i SET body = x.body
+          FROM unnest($52::uuid[], $53::uuid[], $54::text[], $55::jsonb[])
+               AS x(match_id, user_id, key, body)
+         WHERE i.user_id = x.user_id AND i.key = x.key
+           AND x.match_id IN (SELECT id FROM m)),
+    nh AS (
+        INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
+                           scores, start_ms, users)
+        SELECT x.match_id, x.hand_no, x.seed, x.commitment, x.deck, x.start_state::jsonb,
+               x.wallets, x.scores, x.start_ms,
+               ARRAY(SELECT jsonb_array_elements_text(x.users)::uuid)
+          FROM unnest($42::uuid[], $43::int[], $44::bytea[], $45::text[], $46::jsonb[],
+                      $47::text[], $48::jsonb[], $49::jsonb[], $50::bigint[], $51::jsonb[])
+               AS x(match_id, hand_no, seed, commitment, deck, start_state, wallets, scores,
+                    start_ms, users)
+         WHERE x.match_id IN (SELECT id FROM m)),
+    st AS MATERIALIZED (
+        SELECT x.*, nextval('ledger_tx_id_seq') AS tx_id
+          FROM unnest($37::uuid[], $38::uuid[], $39::bigint[], $40::int[])
+               AS x(match_id, user_id, amount, hand_no)
+         WHERE x.match_id IN (SELECT id FROM m)),
+    stx AS (
+        INSERT INTO ledger_tx (id, reason, match_id, hand_no)
+        SELECT tx_id, $41, match_id, hand_no FROM st),
+    sleg AS MATERIALIZED (
+        SELECT st.tx_id, acc.id AS account_id, -st.amount AS amount
+          FROM st JOIN accounts acc ON acc.user_id = st.user_id
+        UNION ALL
+        SELECT st.tx_id, acc.id, st.amount
+          FROM st JOIN accounts acc ON acc.match_id = st.match_id),
+    slk AS MATERIALIZED (
+        SELECT acc.id FROM accounts acc
+         WHERE acc.id IN (SELECT account_id FROM sleg)
+         ORDER BY acc.id FOR UPDATE),
+    sbal AS (
+        UPDATE accounts acc SET balance = acc.balance + d.total
+          FROM (SELECT sleg.account_id, sum(sleg.amount)::bigint AS total
+                  FROM sleg JOIN slk ON slk.id = sleg.account_id
+                 GROUP BY sleg.account_id) d
+         WHERE acc.id = d.account_id
+     RETURNING acc.id, acc.balance),
+    sle AS (
+        INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
+        SELECT sleg.tx_id, sleg.account_id, sleg.amount,
+               sbal.balance - COALESCE(sum(sleg.amount) OVER (
+                   PARTITION BY sleg.account_id ORDER BY sleg.tx_id DESC
+                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+          FROM sleg JOIN sbal ON sbal.id = sleg.account_id
+         ORDER BY sleg.tx_id, sleg.account_id)";
+
+/// The number of parameters of [`SAVE_CTES`].
+pub(super) const SAVE_PARAMS: usize = 55;
+
+impl<'a> Columns<'a> {
+    /// The columns of `tables` in match id order, which the nested-loop plan of a short list
+    /// locks in, so two statements rarely wait for each other's rows in a cycle.
+    pub(super) fn of(tables: &[(&'a Table, Option<&'a Keyed>)]) -> Columns<'a> {
+        let mut order: Vec<usize> = (0..tables.len()).collect();
+        order.sort_by_key(|&i| tables[i].0.id);
+        let mut c = Columns::default();
+        for &i in &order {
+            let (t, keyed) = tables[i];
+            t.add_to(&mut c, keyed);
+        }
+        c
+    }
+
+    /// Binds the [`SAVE_PARAMS`] parameters of [`SAVE_CTES`], in order.
+    pub(super) fn bind<'q>(&'q self, q: ledger::PgQuery<'q>) -> ledger::PgQuery<'q> {
+        q.bind(&self.ids)
+            .bind(&self.loaded)
+            .bind(&self.states)
+            .bind(&self.versions)
+            .bind(&self.last_seqs)
+            .bind(&self.action_nos)
+            .bind(&self.statuses)
+            .bind(&self.deadlines)
+            .bind(&self.commitments)
+            .bind(&self.last_results)
+            .bind(&self.to_acts)
+            .bind(&self.hand_nos)
+            .bind(&self.e_match)
+            .bind(&self.e_seq)
+            .bind(&self.e_hand)
+            .bind(&self.e_kind)
+            .bind(&self.e_seat)
+            .bind(&self.e_data)
+            .bind(&self.e_vis)
+            .bind(&self.e_at)
+            .bind(&self.a_match)
+            .bind(&self.a_n)
+            .bind(&self.a_hand)
+            .bind(&self.a_seat)
+            .bind(&self.a_kind)
+            .bind(&self.a_action)
+            .bind(&self.a_now_ms)
+            .bind(&self.s_match)
+            .bind(&self.s_seat)
+            .bind(&self.s_auto)
+            .bind(&self.s_timeouts)
+            .bind(&self.k_match)
+            .bind(&self.k_user)
+            .bind(&self.k_key)
+            .bind(&self.k_request)
+            .bind(&self.k_body)
+            .bind(&self.st_match)
+            .bind(&self.st_user)
+            .bind(&self.st_amount)
+            .bind(&self.st_hand)
+            .bind(Reason::Stake.as_str())
+            .bind(&self.h_match)
+            .bind(&self.h_no)
+            .bind(&self.h_seed)
+            .bind(&self.h_commitment)
+            .bind(&self.h_deck)
+            .bind(&self.h_start_state)
+            .bind(&self.h_wallets)
+            .bind(&self.h_scores)
+            .bind(&self.h_start_ms)
+            .bind(&self.h_users)
+            .bind(&self.ka_match)
+            .bind(&self.ka_user)
+            .bind(&self.ka_key)
+            .bind(&self.ka_body)
+    }
 }
 
 /// Saves the changes of several tables (of different matches) in ONE statement, each over the
 /// version it was loaded at: a table's row is updated only `WHERE version = loaded_version`,
-/// and its events, actions, seat flags, key row and stakes are written only when that update
-/// hit. A stake is a ledger transaction of its own (reason `stake`, wallet → the match's
-/// escrow, both entries with their `balance_after`); the accounts are locked in id order after
-/// the match rows, as every transfer locks them, and each account's balance moves once by the
-/// sum of its legs (one user may stake at two tables in one statement). One table that finds
-/// its row moved on leaves the others' saves whole. Returns, in order, which tables were
-/// saved; the tables are not changed (each caller then calls [`Table::saved`]). An error (an
-/// Idempotency-Key already used, a stake the wallet no longer covers, a deadlock with another
-/// process's statement) writes nothing for any of them. The rows go in match id order, which
-/// the nested-loop plan of a short list locks in, so two statements rarely wait for each
-/// other's rows in a cycle; PostgreSQL breaks one that does with an error.
+/// and its events, actions, seat flags, key row, stakes and the `hands` row of a hand it dealt
+/// are written only when that update hit. A stake is a ledger transaction of its own (reason
+/// `stake`, wallet → the match's escrow, both entries with their `balance_after`); the
+/// accounts are locked in id order after the match rows, as every transfer locks them, and
+/// each account's balance moves once by the sum of its legs (one user may stake at two tables
+/// in one statement). One table that finds its row moved on leaves the others' saves whole.
+/// Returns, in order, which tables were saved; the tables are not changed (each caller then
+/// calls [`Table::saved`]). An error (an Idempotency-Key already used, a stake the wallet no
+/// longer covers, a deadlock with another process's statement) writes nothing for any of
+/// them. The rows go in match id order ([`Columns::of`]); PostgreSQL breaks a rare cycle of
+/// two statements waiting for each other's rows with an error.
 pub async fn save_many(
     conn: &mut PgConnection,
     tables: &[(&Table, Option<&Keyed>)],
 ) -> Result<Vec<bool>, sqlx::Error> {
-    let mut order: Vec<usize> = (0..tables.len()).collect();
-    order.sort_by_key(|&i| tables[i].0.id);
-    let mut c = Columns::default();
-    for &i in &order {
-        let (t, keyed) = tables[i];
-        t.add_to(&mut c, keyed);
-    }
-    let hit: Vec<Uuid> = sqlx::query_scalar(
-        "WITH v AS (
-             SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[],
-                                  $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[],
-                                  $9::text[], $10::jsonb[], $11::text[], $12::int[])
-                  AS v(id, loaded, state, version, last_seq, action_no, status, deadline_at,
-                       commitment, last_result, to_act, hand_no)),
-         m AS (
-             UPDATE matches mm SET state = v.state, version = v.version,
-                    last_seq = v.last_seq, action_no = v.action_no, status = v.status,
-                    deadline_at = v.deadline_at, commitment = v.commitment,
-                    last_result = v.last_result, to_act = v.to_act::int[],
-                    hand_no = v.hand_no, updated_at = now()
-               FROM v
-              WHERE mm.id = v.id AND mm.version = v.loaded
-          RETURNING mm.id),
-         e AS (
-             INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data,
-                                       visible_to, at)
-             SELECT e.match_id, e.seq, e.hand_no, e.kind, e.seat, e.data,
-                    CASE WHEN e.vis IS NULL THEN NULL
-                         ELSE ARRAY(SELECT jsonb_array_elements_text(e.vis)::uuid) END,
-                    e.at
-               FROM unnest($13::uuid[], $14::bigint[], $15::int[], $16::text[], $17::int[],
-                           $18::jsonb[], $19::jsonb[], $20::timestamptz[])
-                    AS e(match_id, seq, hand_no, kind, seat, data, vis, at)
-              WHERE e.match_id IN (SELECT id FROM m)),
-         a AS (
-             INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-             SELECT x.* FROM unnest($21::uuid[], $22::bigint[], $23::int[], $24::int[],
-                                    $25::text[], $26::jsonb[], $27::bigint[])
-                    AS x(match_id, n, hand_no, seat, kind, action, now_ms)
-              WHERE x.match_id IN (SELECT id FROM m)),
-         s AS (
-             UPDATE match_seats ms SET auto = w.auto, timeouts = w.timeouts
-               FROM unnest($28::uuid[], $29::int[], $30::bool[], $31::int[])
-                    AS w(match_id, seat, auto, timeouts)
-              WHERE ms.match_id = w.match_id AND ms.seat = w.seat
-                AND w.match_id IN (SELECT id FROM m)),
-         k AS (
-             INSERT INTO idempotency (user_id, key, request, status, body)
-             SELECT k.user_id, k.key, k.request, 200, k.body
-               FROM unnest($32::uuid[], $33::uuid[], $34::text[], $35::jsonb[], $36::jsonb[])
-                    AS k(match_id, user_id, key, request, body)
-              WHERE k.match_id IN (SELECT id FROM m)),
-         st AS MATERIALIZED (
-             SELECT x.*, nextval('ledger_tx_id_seq') AS tx_id
-               FROM unnest($37::uuid[], $38::uuid[], $39::bigint[], $40::int[])
-                    AS x(match_id, user_id, amount, hand_no)
-              WHERE x.match_id IN (SELECT id FROM m)),
-         tx AS (
-             INSERT INTO ledger_tx (id, reason, match_id, hand_no)
-             SELECT tx_id, $41, match_id, hand_no FROM st),
-         legs AS MATERIALIZED (
-             SELECT st.tx_id, acc.id AS account_id, -st.amount AS amount
-               FROM st JOIN accounts acc ON acc.user_id = st.user_id
-             UNION ALL
-             SELECT st.tx_id, acc.id, st.amount
-               FROM st JOIN accounts acc ON acc.match_id = st.match_id),
-         lk AS MATERIALIZED (
-             SELECT acc.id FROM accounts acc
-              WHERE acc.id IN (SELECT account_id FROM legs)
-              ORDER BY acc.id FOR UPDATE),
-         bal AS (
-             UPDATE accounts acc SET balance = acc.balance + d.total
-               FROM (SELECT legs.account_id, sum(legs.amount)::bigint AS total
-                       FROM legs JOIN lk ON lk.id = legs.account_id
-                      GROUP BY legs.account_id) d
-              WHERE acc.id = d.account_id
-          RETURNING acc.id, acc.balance),
-         le AS (
-             INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-             SELECT legs.tx_id, legs.account_id, legs.amount,
-                    bal.balance - COALESCE(sum(legs.amount) OVER (
-                        PARTITION BY legs.account_id ORDER BY legs.tx_id DESC
-                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
-               FROM legs JOIN bal ON bal.id = legs.account_id
-              ORDER BY legs.tx_id, legs.account_id)
-         SELECT id FROM m",
-    )
-    .bind(&c.ids)
-    .bind(&c.loaded)
-    .bind(&c.states)
-    .bind(&c.versions)
-    .bind(&c.last_seqs)
-    .bind(&c.action_nos)
-    .bind(&c.statuses)
-    .bind(&c.deadlines)
-    .bind(&c.commitments)
-    .bind(&c.last_results)
-    .bind(&c.to_acts)
-    .bind(&c.hand_nos)
-    .bind(&c.e_match)
-    .bind(&c.e_seq)
-    .bind(&c.e_hand)
-    .bind(&c.e_kind)
-    .bind(&c.e_seat)
-    .bind(&c.e_data)
-    .bind(&c.e_vis)
-    .bind(&c.e_at)
-    .bind(&c.a_match)
-    .bind(&c.a_n)
-    .bind(&c.a_hand)
-    .bind(&c.a_seat)
-    .bind(&c.a_kind)
-    .bind(&c.a_action)
-    .bind(&c.a_now_ms)
-    .bind(&c.s_match)
-    .bind(&c.s_seat)
-    .bind(&c.s_auto)
-    .bind(&c.s_timeouts)
-    .bind(&c.k_match)
-    .bind(&c.k_user)
-    .bind(&c.k_key)
-    .bind(&c.k_request)
-    .bind(&c.k_body)
-    .bind(&c.st_match)
-    .bind(&c.st_user)
-    .bind(&c.st_amount)
-    .bind(&c.st_hand)
-    .bind(Reason::Stake.as_str())
-    .fetch_all(&mut *conn)
-    .await?;
+    static SQL: LazyLock<String> = LazyLock::new(|| format!("WITH {SAVE_CTES} SELECT id FROM m"));
+    let c = Columns::of(tables);
+    let hit: Vec<Uuid> = c
+        .bind(sqlx::query(SQL.as_str()))
+        .try_map(|row: PgRow| row.try_get(0))
+        .fetch_all(&mut *conn)
+        .await?;
     Ok(tables.iter().map(|(t, _)| hit.contains(&t.id)).collect())
 }
 
