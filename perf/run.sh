@@ -8,7 +8,9 @@
 #      move (perf/move1.sql) on 10,000 tables; paiju-load with a client per table against
 #      SERVERS paiju processes, then pgbench running the same mix of transactions that run made
 #      (move.sql, stake.sql, settle.sql weighted by the moves, stakes and hand ends counted in
-#      paiju's database); then the same with a client per seat (clients/4 tables);
+#      paiju's database; settle.sql is the hand end as a transaction makes it, 5 round trips,
+#      where paiju's fast path sends two statements); then the same with a client per seat
+#      (clients/4 tables);
 #   4. prints the table and the ratios, and for every paiju-load run the statements (= round
 #      trips) per move from the servers' own counters (paiju_moves_total and
 #      paiju_move_statements_total by path, fast or transaction).

@@ -1,9 +1,9 @@
 //! Carrying out an engine's outcome: coins through the ledger, 积分, coin-room fees and
 //! shortfalls, the hand's result.
 
-use std::sync::LazyLock;
+use std::sync::{LazyLock, OnceLock};
 
-use super::store::{Columns, SAVE_CTES, SAVE_PARAMS};
+use super::store::{Columns, PARTS, save_ctes};
 use super::*;
 use crate::ledger::{GO, Legs, TRANSFER_CTES, shift_params};
 
@@ -296,7 +296,7 @@ impl Table {
 
     /// The first of the two statements of a hand's end on the fast path, for a table that
     /// [`Table::act_in_memory`] left between hands with its end pending: the move's save over
-    /// the loaded version ([`SAVE_CTES`], the key's row with the answer between hands
+    /// the loaded version (`save_ctes`, the key's row with the answer between hands
     /// included) and, only when that hit (`go`), the hand's end ([`TRANSFER_CTES`],
     /// [`END_CTES`]). Returns the wallets and 积分 of the seated players after it, by seat, for
     /// the next deal ([`Table::deal_in_memory`]); the table is then the committed one between
@@ -307,25 +307,30 @@ impl Table {
         conn: &mut PgConnection,
         keyed: Option<&Keyed>,
     ) -> Result<Option<(Vec<i64>, Vec<i64>)>, ApiError> {
-        static SQL: LazyLock<String> = LazyLock::new(|| {
-            let after_save = |ctes| shift_params(ctes, SAVE_PARAMS);
-            format!(
-                "WITH {SAVE_CTES}, go AS (SELECT FROM m), {}, {}, {}
-                 SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM h),
-                        (SELECT count(*) FROM e),
-                        (SELECT jsonb_agg(balance ORDER BY ord) FROM w),
-                        (SELECT jsonb_agg(points ORDER BY ord) FROM w)",
-                after_save(TRANSFER_CTES),
-                after_save(END_CTES),
-                after_save(WALLETS_CTE)
-            )
-        });
+        static SQL: [OnceLock<String>; 1 << PARTS] = [const { OnceLock::new() }; 1 << PARTS];
+        let sql = |mask: usize| {
+            SQL[mask].get_or_init(|| {
+                let (save, params) = save_ctes(mask);
+                let after_save = |ctes| shift_params(ctes, *params);
+                format!(
+                    "WITH {save}, go AS (SELECT FROM m), {}, {}, {}
+                     SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM h),
+                            (SELECT count(*) FROM e),
+                            (SELECT jsonb_agg(balance ORDER BY ord) FROM w),
+                            (SELECT jsonb_agg(points ORDER BY ord) FROM w)",
+                    after_save(TRANSFER_CTES),
+                    after_save(END_CTES),
+                    after_save(WALLETS_CTE)
+                )
+            })
+        };
         let end = self.take_end()?;
         let (ended, entries) = (end.ended, end.legs.len());
         let users = self.seated_users();
         let sent = {
             let c = Columns::of(&[(&*self, keyed)]);
-            end.bind(self.id, self.game.name(), c.bind(sqlx::query(SQL.as_str())))
+            let sql: &'static str = sql(c.mask());
+            end.bind(self.id, self.game.name(), c.bind(sqlx::query(sql)))
                 .bind(&users)
                 .fetch_one(&mut *conn)
                 .await

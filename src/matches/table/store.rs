@@ -1,6 +1,8 @@
 //! Loading a match row (locked or not) and saving a transaction's changes in one statement.
 
-use std::sync::LazyLock;
+use std::sync::OnceLock;
+
+use crate::ledger::shift_params;
 
 use super::*;
 
@@ -365,10 +367,14 @@ pub(super) struct Columns<'a> {
     ka_body: Vec<&'a Value>,
 }
 
-/// The common table expressions of a save ([`save_many`]), its parameters numbered `$1` to
-/// `$SAVE_PARAMS` ([`Columns::bind`]): `m` holds the id of each match row updated (those still
-/// at their loaded version); every other write joins it.
-pub(super) const SAVE_CTES: &str = "
+/// The parts of a save statement ([`save_many`]), each with its parameters numbered from `$1`
+/// ([`Columns::bind`] binds them in this order). `BASE_CTES`, always sent: `m` holds the id of
+/// each match row updated (those still at their loaded version), and every other write joins
+/// it. The others are sent only when some table of the statement has rows for them: an
+/// `INSERT` or `UPDATE` that writes nothing still opens its table and indexes at every
+/// execution (docs/performance.md § Only the parts a statement needs).
+const BASE_CTES: &str = "
+
     v AS (
         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[],
                              $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[],
@@ -399,44 +405,36 @@ pub(super) const SAVE_CTES: &str = "
         SELECT x.* FROM unnest($21::uuid[], $22::bigint[], $23::int[], $24::int[],
                                $25::text[], $26::jsonb[], $27::bigint[])
                AS x(match_id, n, hand_no, seat, kind, action, now_ms)
-         WHERE x.match_id IN (SELECT id FROM m)),
+         WHERE x.match_id IN (SELECT id FROM m))";
+
+/// Seat flags (托管, timeouts in a row).
+const SEAT_CTES: &str = "
     sf AS (
         UPDATE match_seats ms SET auto = x.auto, timeouts = x.timeouts
-          FROM unnest($28::uuid[], $29::int[], $30::bool[], $31::int[])
+          FROM unnest($1::uuid[], $2::int[], $3::bool[], $4::int[])
                AS x(match_id, seat, auto, timeouts)
          WHERE ms.match_id = x.match_id AND ms.seat = x.seat
-           AND x.match_id IN (SELECT id FROM m)),
+           AND x.match_id IN (SELECT id FROM m))";
+
+/// Idempotency-Keys' rows with their answers.
+const KEY_CTES: &str = "
     k AS (
         INSERT INTO idempotency (user_id, key, request, status, body)
         SELECT x.user_id, x.key, x.request, 200, x.body
-          FROM unnest($32::uuid[], $33::uuid[], $34::text[], $35::jsonb[], $36::jsonb[])
+          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[])
                AS x(match_id, user_id, key, request, body)
-         WHERE x.match_id IN (SELECT id FROM m)),
-    ka AS (
-        UPDATE idempotency i SET body = x.body
-          FROM unnest($52::uuid[], $53::uuid[], $54::text[], $55::jsonb[])
-               AS x(match_id, user_id, key, body)
-         WHERE i.user_id = x.user_id AND i.key = x.key
-           AND x.match_id IN (SELECT id FROM m)),
-    nh AS (
-        INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
-                           scores, start_ms, users)
-        SELECT x.match_id, x.hand_no, x.seed, x.commitment, x.deck, x.start_state::jsonb,
-               x.wallets, x.scores, x.start_ms,
-               ARRAY(SELECT jsonb_array_elements_text(x.users)::uuid)
-          FROM unnest($42::uuid[], $43::int[], $44::bytea[], $45::text[], $46::jsonb[],
-                      $47::text[], $48::jsonb[], $49::jsonb[], $50::bigint[], $51::jsonb[])
-               AS x(match_id, hand_no, seed, commitment, deck, start_state, wallets, scores,
-                    start_ms, users)
-         WHERE x.match_id IN (SELECT id FROM m)),
+         WHERE x.match_id IN (SELECT id FROM m))";
+
+/// Stakes, each a ledger transaction of its own (the reason is the last parameter).
+const STAKE_CTES: &str = "
     st AS MATERIALIZED (
         SELECT x.*, nextval('ledger_tx_id_seq') AS tx_id
-          FROM unnest($37::uuid[], $38::uuid[], $39::bigint[], $40::int[])
+          FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::int[])
                AS x(match_id, user_id, amount, hand_no)
          WHERE x.match_id IN (SELECT id FROM m)),
     stx AS (
         INSERT INTO ledger_tx (id, reason, match_id, hand_no)
-        SELECT tx_id, $41, match_id, hand_no FROM st),
+        SELECT tx_id, $5, match_id, hand_no FROM st),
     sleg AS MATERIALIZED (
         SELECT st.tx_id, acc.id AS account_id, -st.amount AS amount
           FROM st JOIN accounts acc ON acc.user_id = st.user_id
@@ -463,8 +461,59 @@ pub(super) const SAVE_CTES: &str = "
           FROM sleg JOIN sbal ON sbal.id = sleg.account_id
          ORDER BY sleg.tx_id, sleg.account_id)";
 
-/// The number of parameters of [`SAVE_CTES`].
-pub(super) const SAVE_PARAMS: usize = 55;
+/// The `hands` rows of hands dealt in memory.
+const HAND_CTES: &str = "
+    nh AS (
+        INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
+                           scores, start_ms, users)
+        SELECT x.match_id, x.hand_no, x.seed, x.commitment, x.deck, x.start_state::jsonb,
+               x.wallets, x.scores, x.start_ms,
+               ARRAY(SELECT jsonb_array_elements_text(x.users)::uuid)
+          FROM unnest($1::uuid[], $2::int[], $3::bytea[], $4::text[], $5::jsonb[],
+                      $6::text[], $7::jsonb[], $8::jsonb[], $9::bigint[], $10::jsonb[])
+               AS x(match_id, hand_no, seed, commitment, deck, start_state, wallets, scores,
+                    start_ms, users)
+         WHERE x.match_id IN (SELECT id FROM m))";
+
+/// Answers replacing the ones an earlier statement of the same move wrote.
+const ANSWER_CTES: &str = "
+    ka AS (
+        UPDATE idempotency i SET body = x.body
+          FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[])
+               AS x(match_id, user_id, key, body)
+         WHERE i.user_id = x.user_id AND i.key = x.key
+           AND x.match_id IN (SELECT id FROM m))";
+
+/// The optional parts, in the order their parameters follow `BASE_CTES`'s, with their
+/// parameter counts.
+const PART_CTES: [(&str, usize); PARTS] = [
+    (SEAT_CTES, 4),
+    (KEY_CTES, 5),
+    (STAKE_CTES, 5),
+    (HAND_CTES, 10),
+    (ANSWER_CTES, 4),
+];
+const BASE_PARAMS: usize = 27;
+/// How many optional parts there are.
+pub(super) const PARTS: usize = 5;
+
+/// The CTEs of a save statement with the optional parts in `mask` (bit i: `PART_CTES[i]`), and
+/// its number of parameters; built once per mask.
+pub(super) fn save_ctes(mask: usize) -> &'static (String, usize) {
+    static BUILT: [OnceLock<(String, usize)>; 1 << PARTS] = [const { OnceLock::new() }; 1 << PARTS];
+    BUILT[mask].get_or_init(|| {
+        let mut ctes = BASE_CTES.to_string();
+        let mut params = BASE_PARAMS;
+        for (i, (part, n)) in PART_CTES.iter().enumerate() {
+            if mask & (1 << i) != 0 {
+                ctes.push_str(",\n");
+                ctes.push_str(&shift_params(part, params));
+                params += n;
+            }
+        }
+        (ctes, params)
+    })
+}
 
 impl<'a> Columns<'a> {
     /// The columns of `tables` in match id order, which the nested-loop plan of a short list
@@ -480,9 +529,26 @@ impl<'a> Columns<'a> {
         c
     }
 
-    /// Binds the [`SAVE_PARAMS`] parameters of [`SAVE_CTES`], in order.
+    /// Which optional parts ([`PART_CTES`]) the statement needs: a bit per part with rows.
+    pub(super) fn mask(&self) -> usize {
+        [
+            !self.s_match.is_empty(),
+            !self.k_match.is_empty(),
+            !self.st_match.is_empty(),
+            !self.h_match.is_empty(),
+            !self.ka_match.is_empty(),
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, &needed)| usize::from(needed) << i)
+        .sum()
+    }
+
+    /// Binds the parameters of [`save_ctes`]`(self.mask())`, in order.
     pub(super) fn bind<'q>(&'q self, q: ledger::PgQuery<'q>) -> ledger::PgQuery<'q> {
-        q.bind(&self.ids)
+        let mask = self.mask();
+        let mut q = q
+            .bind(&self.ids)
             .bind(&self.loaded)
             .bind(&self.states)
             .bind(&self.versions)
@@ -508,35 +574,51 @@ impl<'a> Columns<'a> {
             .bind(&self.a_seat)
             .bind(&self.a_kind)
             .bind(&self.a_action)
-            .bind(&self.a_now_ms)
-            .bind(&self.s_match)
-            .bind(&self.s_seat)
-            .bind(&self.s_auto)
-            .bind(&self.s_timeouts)
-            .bind(&self.k_match)
-            .bind(&self.k_user)
-            .bind(&self.k_key)
-            .bind(&self.k_request)
-            .bind(&self.k_body)
-            .bind(&self.st_match)
-            .bind(&self.st_user)
-            .bind(&self.st_amount)
-            .bind(&self.st_hand)
-            .bind(Reason::Stake.as_str())
-            .bind(&self.h_match)
-            .bind(&self.h_no)
-            .bind(&self.h_seed)
-            .bind(&self.h_commitment)
-            .bind(&self.h_deck)
-            .bind(&self.h_start_state)
-            .bind(&self.h_wallets)
-            .bind(&self.h_scores)
-            .bind(&self.h_start_ms)
-            .bind(&self.h_users)
-            .bind(&self.ka_match)
-            .bind(&self.ka_user)
-            .bind(&self.ka_key)
-            .bind(&self.ka_body)
+            .bind(&self.a_now_ms);
+        if mask & 1 != 0 {
+            q = q
+                .bind(&self.s_match)
+                .bind(&self.s_seat)
+                .bind(&self.s_auto)
+                .bind(&self.s_timeouts);
+        }
+        if mask & 2 != 0 {
+            q = q
+                .bind(&self.k_match)
+                .bind(&self.k_user)
+                .bind(&self.k_key)
+                .bind(&self.k_request)
+                .bind(&self.k_body);
+        }
+        if mask & 4 != 0 {
+            q = q
+                .bind(&self.st_match)
+                .bind(&self.st_user)
+                .bind(&self.st_amount)
+                .bind(&self.st_hand)
+                .bind(Reason::Stake.as_str());
+        }
+        if mask & 8 != 0 {
+            q = q
+                .bind(&self.h_match)
+                .bind(&self.h_no)
+                .bind(&self.h_seed)
+                .bind(&self.h_commitment)
+                .bind(&self.h_deck)
+                .bind(&self.h_start_state)
+                .bind(&self.h_wallets)
+                .bind(&self.h_scores)
+                .bind(&self.h_start_ms)
+                .bind(&self.h_users);
+        }
+        if mask & 16 != 0 {
+            q = q
+                .bind(&self.ka_match)
+                .bind(&self.ka_user)
+                .bind(&self.ka_key)
+                .bind(&self.ka_body);
+        }
+        q
     }
 }
 
@@ -557,10 +639,12 @@ pub async fn save_many(
     conn: &mut PgConnection,
     tables: &[(&Table, Option<&Keyed>)],
 ) -> Result<Vec<bool>, sqlx::Error> {
-    static SQL: LazyLock<String> = LazyLock::new(|| format!("WITH {SAVE_CTES} SELECT id FROM m"));
+    static SQL: [OnceLock<String>; 1 << PARTS] = [const { OnceLock::new() }; 1 << PARTS];
     let c = Columns::of(tables);
+    let mask = c.mask();
+    let sql = SQL[mask].get_or_init(|| format!("WITH {} SELECT id FROM m", save_ctes(mask).0));
     let hit: Vec<Uuid> = c
-        .bind(sqlx::query(SQL.as_str()))
+        .bind(sqlx::query(sql.as_str()))
         .try_map(|row: PgRow| row.try_get(0))
         .fetch_all(&mut *conn)
         .await?;
