@@ -17,6 +17,11 @@
 //! never becomes another's.
 //! A lane is a task of its own: a request that goes away (its client disconnected) does not
 //! cancel the statement that carries other requests' moves.
+//!
+//! A hand's end on the fast path (`Table::end_over_loaded`) is queued here too and sent alone
+//! by the next free lane, so the statements in flight stay at most `lanes`: a statement outside
+//! the lanes is as one lane more, which at few clients means smaller batches and more work per
+//! move for PostgreSQL (docs/performance.md § A hand's end on the fast path).
 
 use std::sync::{Arc, Mutex, PoisonError};
 
@@ -24,15 +29,28 @@ use tokio::sync::oneshot;
 
 use super::table::{Keyed, Table, save_many};
 use crate::db::MoveConns;
+use crate::error::ApiError;
 use crate::metrics::{MoveCounters, MovePath};
 
 /// A table saved (`true`) or left behind by its row (`false`), returned to its move.
 type Saved = Result<(Table, bool), sqlx::Error>;
 
+/// A hand's end written by [`Table::end_over_loaded`]: the table (committed between hands when
+/// the wallets and 积分 for the next deal came back) and those.
+pub type Ended = Result<(Table, Option<(Vec<i64>, Vec<i64>)>), ApiError>;
+
+/// Where a waiting statement's answer goes, which also says what to send.
+enum Reply {
+    /// A save, sent together with other saves.
+    Save(oneshot::Sender<Saved>),
+    /// A hand's end, sent alone.
+    End(oneshot::Sender<Ended>),
+}
+
 struct Waiting {
     table: Table,
     keyed: Option<Keyed>,
-    reply: oneshot::Sender<Saved>,
+    reply: Reply,
 }
 
 #[derive(Default)]
@@ -79,6 +97,21 @@ impl Committer {
     /// its row was still at that version (`false`: nothing of it was written).
     pub async fn save(&self, table: Table, keyed: Option<Keyed>) -> Saved {
         let (reply, answer) = oneshot::channel();
+        self.queue(table, keyed, Reply::Save(reply));
+        // A lane always answers: only a runtime shutting down drops it first.
+        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
+    }
+
+    /// Writes the pending hand end of `table` by its statement (`Table::end_over_loaded`,
+    /// with the key's row when `keyed`), sent alone by the next free lane: it counts against
+    /// the statements in flight like any save.
+    pub async fn end(&self, table: Table, keyed: Option<Keyed>) -> Ended {
+        let (reply, answer) = oneshot::channel();
+        self.queue(table, keyed, Reply::End(reply));
+        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed.into()))
+    }
+
+    fn queue(&self, table: Table, keyed: Option<Keyed>, reply: Reply) {
         let start_lane = {
             let mut q = self.inner.lock();
             q.waiting.push(Waiting {
@@ -93,8 +126,6 @@ impl Committer {
         if start_lane {
             tokio::spawn(self.inner.clone().lane());
         }
-        // A lane always answers: only a runtime shutting down drops it first.
-        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
     }
 }
 
@@ -118,14 +149,24 @@ impl Inner {
         }
     }
 
-    /// The oldest waiting moves, at most `max_batch`, one per match (a process has one move of
-    /// a match in flight at a time, so this is a safeguard: two saves of one row in a
-    /// statement would both write their events).
+    /// The oldest waiting hand end alone when it is the oldest of all; else the oldest waiting
+    /// saves, at most `max_batch`, one per match (a process has one move of a match in flight
+    /// at a time, so this is a safeguard: two saves of one row in a statement would both write
+    /// their events).
     fn take(&self, waiting: &mut Vec<Waiting>) -> Vec<Waiting> {
+        if waiting
+            .first()
+            .is_some_and(|w| matches!(w.reply, Reply::End(_)))
+        {
+            return vec![waiting.remove(0)];
+        }
         let mut batch: Vec<Waiting> = Vec::new();
         let mut rest = Vec::new();
         for w in waiting.drain(..) {
-            if batch.len() < self.max_batch && !batch.iter().any(|b| b.table.id() == w.table.id()) {
+            if matches!(w.reply, Reply::Save(_))
+                && batch.len() < self.max_batch
+                && !batch.iter().any(|b| b.table.id() == w.table.id())
+            {
                 batch.push(w);
             } else {
                 rest.push(w);
@@ -135,13 +176,33 @@ impl Inner {
         batch
     }
 
-    async fn commit(&self, batch: Vec<Waiting>) {
+    async fn commit(&self, mut batch: Vec<Waiting>) {
+        if let [
+            Waiting {
+                reply: Reply::End(_),
+                ..
+            },
+        ] = batch.as_slice()
+        {
+            let Some(Waiting {
+                table,
+                keyed,
+                reply: Reply::End(reply),
+            }) = batch.pop()
+            else {
+                return;
+            };
+            let _ = reply.send(self.end(table, keyed.as_ref()).await);
+            return;
+        }
         if batch.len() > 1 {
             match self.save_together(&batch).await {
                 Ok(hits) => {
                     for (mut w, hit) in batch.into_iter().zip(hits) {
                         w.table.saved(hit);
-                        let _ = w.reply.send(Ok((w.table, hit)));
+                        if let Reply::Save(reply) = w.reply {
+                            let _ = reply.send(Ok((w.table, hit)));
+                        }
                     }
                     return;
                 }
@@ -153,8 +214,19 @@ impl Inner {
         }
         for w in batch {
             let saved = self.save_alone(w.table, w.keyed.as_ref()).await;
-            let _ = w.reply.send(saved);
+            if let Reply::Save(reply) = w.reply {
+                let _ = reply.send(saved);
+            }
         }
+    }
+
+    async fn end(&self, mut table: Table, keyed: Option<&Keyed>) -> Ended {
+        let mut conn = self.conns.acquire().await?;
+        self.counters.statements(MovePath::Fast, 1);
+        let ended = table.end_over_loaded(&mut conn, keyed).await?;
+        // Its errors are its own (it is one statement); a broken connection is not kept.
+        conn.release();
+        Ok((table, ended))
     }
 
     async fn save_together(&self, batch: &[Waiting]) -> Result<Vec<bool>, sqlx::Error> {

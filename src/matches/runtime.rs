@@ -242,9 +242,9 @@ impl Runtime {
     }
 
     /// A move that ended the hand at a table that deals the next at once, on the fast path:
-    /// its own statement commits the move and the hand's end over the cached version
-    /// (`Table::end_over_loaded`, the table then between hands with a deadline the sweeper
-    /// follows), and a save statement shared with other fast moves commits the deal worked out
+    /// a statement of its own, sent by a commit lane (`Committer::end`), commits the move and
+    /// the hand's end over the cached version (`Table::end_over_loaded`, the table then
+    /// between hands with a deadline the sweeper follows), and a save statement shared with other fast moves commits the deal worked out
     /// in memory from the wallets and 积分 that returned, with the `hands` row and the key's
     /// answer replaced by the dealt table's view. A deal that needs more, or whose statement
     /// finds the row moved on or fails, is dealt by a transaction (as the sweeper would).
@@ -254,20 +254,12 @@ impl Runtime {
         &self,
         user: &AuthUser,
         req: &ActionRequest,
-        mut t: Table,
+        t: Table,
         idempotency_key: Option<&str>,
     ) -> ApiResult<Fast> {
         let id = t.id();
         let keyed = keyed(user, req, idempotency_key, &t.view(Some(user.id)), id)?;
-        let ended = {
-            let mut conn = self.conns.acquire().await?;
-            self.counters.statements(MovePath::Fast, 1);
-            let ended = t.end_over_loaded(&mut conn, keyed.as_ref()).await;
-            if ended.is_ok() {
-                conn.release();
-            }
-            ended?
-        };
+        let (t, ended) = self.committer.end(t, keyed.clone()).await?;
         let Some((wallets, scores)) = ended else {
             self.tables.forget(id, req.version);
             return Ok(Fast::NeedsTransaction);

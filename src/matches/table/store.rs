@@ -298,6 +298,7 @@ impl Table {
 
 /// An Idempotency-Key's row written by the move's own statement: the key, the request it
 /// names, and the answer (status 200) to replay.
+#[derive(Clone)]
 pub struct Keyed {
     pub user: Uuid,
     pub key: String,
