@@ -14,8 +14,10 @@
 //! A move whose table is cached at the version it was sent at is first worked out in memory
 //! (`Table::act_in_memory`); when its outcome needs nothing but one statement, that statement
 //! commits it over the cached version (`table::save_many`), without `BEGIN`, lock or
-//! `COMMIT`, shared with the other fast moves ready at the same time (`commit`). Everything else, and a fast move that found the row moved on, takes the
-//! transactional path (docs/architecture.md § One move, one statement).
+//! `COMMIT`, shared with the other fast moves ready at the same time (`commit`); a move that
+//! ends a hand whose next is dealt at once takes two (the end, then the deal). Everything
+//! else, and a fast move that found the row moved on, takes the transactional path
+//! (docs/architecture.md § One move, one statement).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -244,9 +246,9 @@ impl Runtime {
     /// A move that ended the hand at a table that deals the next at once, on the fast path:
     /// a statement of its own, sent by a commit lane (`Committer::end`), commits the move and
     /// the hand's end over the cached version (`Table::end_over_loaded`, the table then
-    /// between hands with a deadline the sweeper follows), and a save statement shared with other fast moves commits the deal worked out
-    /// in memory from the wallets and 积分 that returned, with the `hands` row and the key's
-    /// answer replaced by the dealt table's view. A deal that needs more, or whose statement
+    /// between hands with a deadline the sweeper follows), and a save statement shared with
+    /// other fast moves commits the deal worked out in memory from the wallets and 积分 that
+    /// returned, with the `hands` row and the key's answer replaced by the dealt table's view. A deal that needs more, or whose statement
     /// finds the row moved on or fails, is dealt by a transaction (as the sweeper would).
     /// Nothing written by the first statement: the transactional path decides, as for any
     /// fast move.
