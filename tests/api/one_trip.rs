@@ -635,6 +635,70 @@ async fn two_processes_racing_the_same_move_apply_it_once() {
     assert_eq!(fast_moves, rounds as u64);
 }
 
+/// Two processes holding the table at the version before a hand-ending move both get it at
+/// once: one ends the hand (settled once) and deals the next, the other answers 409.
+#[tokio::test]
+async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
+    let url = fresh_database().await;
+    let a = process_on(&url, true).await;
+    let b = process_on(&url, true).await;
+    let (id, players) = staking_table(&a, 3, "race").await;
+    let mut conn = a.pool.acquire().await.unwrap();
+    let path = format!("/v1/matches/{id}/actions");
+    let mut moves = 0;
+    let (won, lost, lost_status, v) = loop {
+        assert!(moves < 500, "no hand ended");
+        let (p, hint) = next_move(&a, &id, &players).await;
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
+        if !matches!(
+            t.act_in_memory(p.id, &hint["action"]),
+            Some(InMemory::HandEnd(_))
+        ) {
+            let (s, v) = a.post(&path, &p.token, body).await;
+            assert_eq!(s, StatusCode::OK, "{v}");
+            moves += 1;
+            continue;
+        }
+        // Both processes hold the table at this version.
+        assert_eq!(b.view(&id, p).await["version"], hint["version"]);
+        let ((sa, va), (sb, vb)) = tokio::join!(
+            a.post(&path, &p.token, body.clone()),
+            b.post(&path, &p.token, body.clone())
+        );
+        let v = hint["version"].as_i64().unwrap();
+        break match (sa, sb) {
+            (StatusCode::OK, _) => (va, vb, sb, v),
+            (_, StatusCode::OK) => (vb, va, sa, v),
+            _ => panic!("neither process applied {body}: {va} / {vb}"),
+        };
+    };
+    assert_problem(lost_status, &lost, StatusCode::CONFLICT, "version_conflict");
+    // The winner answers the dealt table; the loser saw the row past v (between hands, or
+    // dealt).
+    assert_eq!(won["version"], v + 2, "{won}");
+    let seen = lost["view"]["version"].as_i64().unwrap();
+    assert!(seen == v + 1 || seen == v + 2, "{lost}");
+    let (hands, ended, settlements): (i64, i64, i64) = sqlx::query_as(
+        "SELECT (SELECT count(*) FROM hands WHERE match_id = $1::uuid),
+                (SELECT count(*) FROM hands WHERE match_id = $1::uuid AND ended_at IS NOT NULL),
+                (SELECT count(*) FROM ledger_tx WHERE match_id = $1::uuid
+                    AND reason = 'hand_settlement')",
+    )
+    .bind(&id)
+    .fetch_one(&a.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        (hands, ended),
+        (2, 1),
+        "the hand ended once, the next dealt once"
+    );
+    assert!(settlements <= 1, "{settlements} settlements of one hand");
+    assert_eq!(a.view(&id, &players[0]).await["version"], v + 2);
+    a.assert_ledger_reconciles().await;
+}
+
 #[tokio::test]
 async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
     let url = fresh_database().await;
