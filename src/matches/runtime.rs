@@ -32,7 +32,7 @@ use super::cache::Tables;
 use super::commit::Committer;
 use super::gate::Gates;
 use super::notify::{self, Hub};
-use super::table::{InMemory, Keyed, Status, Table};
+use super::table::{InMemory, Keyed, Status, Table, transaction_decides};
 use super::view::View;
 use crate::auth::AuthUser;
 use crate::db::MoveConns;
@@ -221,17 +221,15 @@ impl Runtime {
             None => return Ok(declined),
         };
         let view = t.view(Some(user.id));
-        let keyed = keyed(user, req, idempotency_key, &view, t.id())?;
+        let keyed = keyed(user, req, idempotency_key, id, || json_view(&view))?;
         // The committer counts the statements it sends (one may carry several moves); a move
         // that missed here is counted with its transaction, without them.
         let (t, hit) = match self.committer.save(t, keyed).await {
             Ok(saved) => saved,
-            // The key's row exists (a retry or a reuse of the key), or a stake found the wallet
-            // short (the player staked at another table meanwhile): the transactional path
-            // answers. The failed statement wrote nothing.
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() || e.is_check_violation() => {
-                return Ok(declined);
-            }
+            // The key's row exists (a retry or a reuse of the key), a stake found the wallet
+            // short (the player staked at another table meanwhile), a deadlock: the
+            // transactional path answers. The failed statement wrote nothing.
+            Err(e) if transaction_decides(&e) => return Ok(declined),
             Err(e) => return Err(e.into()),
         };
         if !hit {
@@ -260,7 +258,10 @@ impl Runtime {
         idempotency_key: Option<&str>,
     ) -> ApiResult<Fast> {
         let id = t.id();
-        let keyed = keyed(user, req, idempotency_key, &t.view(Some(user.id)), id)?;
+        // The answer between hands, stored until the deal's statement replaces it.
+        let keyed = keyed(user, req, idempotency_key, id, || {
+            json_view(&t.view(Some(user.id)))
+        })?;
         let (t, ended) = self.committer.end(t, keyed.clone()).await?;
         let Some((wallets, scores)) = ended else {
             self.tables.forget(id, req.version);
@@ -467,14 +468,14 @@ impl Runtime {
     }
 }
 
-/// The key's row of a move on the fast path (the request and its answer `view`), for a keyed
-/// move only: a plain one does not pay for turning the view into a JSON value.
+/// The key's row of a move on the fast path (the request and its answer, the JSON `body`
+/// makes), for a keyed move only: a plain one does not pay for the answer as JSON.
 fn keyed(
     user: &AuthUser,
     req: &ActionRequest,
     key: Option<&str>,
-    view: &View,
     id: Uuid,
+    body: impl FnOnce() -> ApiResult<Value>,
 ) -> ApiResult<Option<Keyed>> {
     let Some(key) = key else {
         return Ok(None);
@@ -483,7 +484,7 @@ fn keyed(
         user: user.id,
         key: key.to_owned(),
         request: json!({ "match_id": id, "request": req }),
-        body: json_view(view)?,
+        body: body()?,
         answered: false,
     }))
 }

@@ -694,7 +694,7 @@ async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
         (2, 1),
         "the hand ended once, the next dealt once"
     );
-    assert!(settlements <= 1, "{settlements} settlements of one hand");
+    assert_eq!(settlements, 1, "one settlement of the hand");
     assert_eq!(a.view(&id, &players[0]).await["version"], v + 2);
     a.assert_ledger_reconciles().await;
 }

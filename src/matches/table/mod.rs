@@ -29,7 +29,7 @@ mod render;
 mod store;
 
 pub use play::InMemory;
-pub use store::{Keyed, NewTable, save_many};
+pub use store::{Keyed, NewTable, save_many, transaction_decides};
 
 #[derive(Clone, Debug, Deserialize, serde::Serialize)]
 pub struct SeatRow {

@@ -300,8 +300,8 @@ impl Table {
     /// included) and, only when that hit (`go`), the hand's end ([`TRANSFER_CTES`],
     /// [`END_CTES`]). Returns the wallets and 积分 of the seated players after it, by seat, for
     /// the next deal ([`Table::deal_in_memory`]); the table is then the committed one between
-    /// hands. `None`: nothing was written (the row had moved on, the key was used already, the
-    /// escrow fell short), and the table must be dropped.
+    /// hands. `None`: nothing was written (the row had moved on, or [`transaction_decides`]),
+    /// and the table must be dropped.
     pub async fn end_over_loaded(
         &mut self,
         conn: &mut PgConnection,
@@ -338,9 +338,7 @@ impl Table {
         self.statements += 1;
         let row = match sent {
             Ok(row) => row,
-            Err(sqlx::Error::Database(e)) if e.is_unique_violation() || e.is_check_violation() => {
-                return Ok(None);
-            }
+            Err(e) if transaction_decides(&e) => return Ok(None),
             Err(e) => return Err(e.into()),
         };
         if row.try_get::<i64, _>(0)? == 0 {

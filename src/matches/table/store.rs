@@ -652,6 +652,19 @@ pub async fn save_many(
     Ok(tables.iter().map(|(t, _)| hit.contains(&t.id)).collect())
 }
 
+/// Whether a save statement that failed with `e` wrote nothing that the transactional path
+/// would not answer better: an Idempotency-Key already used (a retry, or a reuse), a stake the
+/// wallet no longer covers, or a deadlock or serialization failure with another process's
+/// statement (a player at two tables whose hands end at once). The move then takes the
+/// transaction, which replays, refuses or applies it as it always has.
+pub fn transaction_decides(e: &sqlx::Error) -> bool {
+    e.as_database_error().is_some_and(|db| {
+        db.is_unique_violation()
+            || db.is_check_violation()
+            || matches!(db.code().as_deref(), Some("40P01" | "40001"))
+    })
+}
+
 /// What a new match is made of, once validated.
 pub struct NewTable {
     pub game: &'static dyn games::DynGame,
