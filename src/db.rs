@@ -88,6 +88,16 @@ pub struct MoveConns {
 /// A move's connection idle past this is closed rather than tested and kept.
 const IDLE_CLOSE: Duration = Duration::from_secs(600);
 
+/// Sent once on each connection [`MoveConns`] takes from the pool. Every statement of a move
+/// reaches its rows by key (a match, its seats, the accounts and 积分 of its players, and the
+/// foreign-key checks of the rows it writes), but on small tables the planner prefers a
+/// sequential scan, and plans cached while a table was small keep it: a `matches` table of a
+/// few hundred live rows held 1,777 pages after 20 s of play (each move leaves a dead row
+/// version), and every foreign-key check of a ledger entry read the whole `accounts` table
+/// (docs/performance.md § Key lookups only). With sequential scans off, a plan takes an index
+/// wherever there is one; a statement with no index to use still scans.
+const MOVE_SESSION: &str = "SET enable_seqscan = off";
+
 impl MoveConns {
     pub fn new(pool: PgPool, size: u32) -> MoveConns {
         MoveConns {
@@ -107,7 +117,9 @@ impl MoveConns {
         let conn = loop {
             let idle = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
             let Some((mut conn, since)) = idle else {
-                break self.pool.acquire().await?.detach();
+                let mut conn = self.pool.acquire().await?.detach();
+                sqlx::raw_sql(MOVE_SESSION).execute(&mut conn).await?;
+                break conn;
             };
             let idle_for = since.elapsed();
             // A connection failing its test, or idle too long, is dropped: closed.

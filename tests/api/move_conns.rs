@@ -89,3 +89,28 @@ async fn no_more_than_size_connections_are_in_use_at_once() {
         .unwrap();
     backend_pid(&mut c).await;
 }
+
+/// The plan of a one-row lookup on the small table `t`.
+async fn plan(conn: &mut sqlx::PgConnection) -> String {
+    let rows: Vec<String> = sqlx::query_scalar("EXPLAIN SELECT n FROM t WHERE id = 1")
+        .fetch_all(conn)
+        .await
+        .unwrap();
+    rows.join("\n")
+}
+
+/// A move's one-row lookups take the index on a small table too: a plan cached while a table
+/// was small kept reading the whole (bloated) table at every move.
+#[tokio::test]
+async fn a_moves_connection_reaches_a_row_of_a_small_table_by_its_index() {
+    let (pool, conns) = setup().await;
+    // Its statistics: one row on one page.
+    sqlx::query("ANALYZE t").execute(&pool).await.unwrap();
+    let mut other = pool.acquire().await.unwrap();
+    let elsewhere = plan(&mut other).await;
+    assert!(elsewhere.contains("Seq Scan"), "{elsewhere}");
+    let mut c = conns.acquire().await.unwrap();
+    let moves = plan(&mut c).await;
+    assert!(moves.contains("Index"), "{moves}");
+    assert!(!moves.contains("Seq Scan"), "{moves}");
+}
