@@ -253,13 +253,63 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
 }
 
 /// A move that ends a hand at a table that deals the next at once takes the fast path too:
-/// one statement for the move and the hand's end, one (shared with other fast moves) for the
-/// deal; it writes what the transaction writes.
+/// the process knows the players' wallets and 积分 (from the last deal, less the stakes since),
+/// so one statement commits the move, the hand's end and the next deal; it writes what the
+/// transaction writes.
 #[tokio::test]
-async fn a_hand_end_and_the_deal_after_it_are_two_fast_statements() {
+async fn a_hand_end_and_the_deal_after_it_are_one_fast_statement() {
     let (fast, slow) = fast_and_slow().await;
     let (fast_id, fast_players) = staking_table(&fast, 4, "ends").await;
     let (slow_id, slow_players) = staking_table(&slow, 4, "ends").await;
+    let (moves, a) = play_out_both_keyed(
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+        true,
+    )
+    .await;
+    let hands = a["hands"].as_array().unwrap();
+    assert_eq!(hands.len(), 4, "{a}");
+    assert!(hands.iter().all(|h| h["ended"] == true), "{a}");
+    // Hands 1 to 3 ended on the fast path, one statement each, as every other move; the move
+    // that ended the fourth finished the match, which the transaction does.
+    let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
+    let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
+    assert_eq!(tx_moves, 1);
+    assert_eq!(fast_moves + tx_moves, moves as u64);
+    assert_eq!(fast_statements, fast_moves);
+    fast.assert_ledger_reconciles().await;
+}
+
+/// Coins granted to a player during a hand: the wallets the process predicted for the next
+/// deal are not the ledger's, so the statement that would end the hand and deal writes
+/// nothing, and the hand ends in two statements, the deal made from the wallets the first
+/// returns — as the transaction deals.
+#[tokio::test]
+async fn a_deal_predicted_from_a_wallet_that_moved_elsewhere_is_dealt_from_the_ledger() {
+    let (fast, slow) = fast_and_slow().await;
+    let (fast_id, fast_players) = staking_table(&fast, 2, "moved").await;
+    let (slow_id, slow_players) = staking_table(&slow, 2, "moved").await;
+    // A first move, so that the fast process holds the table (and its players' wallets);
+    // then the grant.
+    for (app, id, players) in [
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+    ] {
+        let (p, hint) = next_move(app, id, players).await;
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let (s, b) = app
+            .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        let (s, b) = app
+            .post(
+                "/v1/admin/grants",
+                &app.admin_token,
+                json!({"user_id": players[1].id, "amount": 7, "note": "mid-hand"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
+    }
     let (moves, a) = play_out_both_keyed(
         (&fast, &fast_id, &fast_players),
         (&slow, &slow_id, &slow_players),
@@ -267,15 +317,27 @@ async fn a_hand_end_and_the_deal_after_it_are_two_fast_statements() {
     )
     .await;
     let hands = a["hands"].as_array().unwrap();
-    assert_eq!(hands.len(), 4, "{a}");
-    assert!(hands.iter().all(|h| h["ended"] == true), "{a}");
-    // Hands 1 to 3 ended on the fast path, two statements each; the move that ended the
-    // fourth finished the match, which the transaction does.
+    assert_eq!(hands.len(), 2, "{a}");
+    // The second hand was dealt from the wallet with the grant: 1,007 less the first hand's
+    // stake, plus what it won.
+    let ledger: i64 = sqlx::query_scalar(
+        "SELECT e.balance_after FROM ledger_entries e JOIN ledger_tx t ON t.id = e.tx_id
+           JOIN accounts a ON a.id = e.account_id
+          WHERE a.user_id = $1 AND t.match_id = $2::uuid AND t.hand_no = 1
+          ORDER BY e.id DESC LIMIT 1",
+    )
+    .bind(fast_players[1].id)
+    .bind(&fast_id)
+    .fetch_one(&fast.pool)
+    .await
+    .unwrap();
+    assert_eq!(hands[1]["wallets"][1], json!(ledger), "{a}");
+    // The first hand's end: a statement that wrote nothing, then two.
     let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
     let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
     assert_eq!(tx_moves, 1);
-    assert_eq!(fast_moves + tx_moves, moves as u64);
-    assert_eq!(fast_statements, fast_moves + 3);
+    assert_eq!(fast_moves + tx_moves, moves as u64 + 1);
+    assert_eq!(fast_statements, fast_moves + 2);
     fast.assert_ledger_reconciles().await;
 }
 
@@ -291,7 +353,9 @@ async fn a_table_left_between_hands_by_a_fast_hand_end_is_dealt_by_the_sweeper()
         assert!(moves < 500, "no hand ended");
         let (p, hint) = next_move(&app, &id, &players).await;
         let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
-        if let Some(InMemory::HandEnd(mut between)) = t.act_in_memory(p.id, &hint["action"]) {
+        if let Some(InMemory::HandEnd(mut between)) =
+            t.act_in_memory_without_deal(p.id, &hint["action"])
+        {
             // The first statement alone, as a process that died before the deal's.
             let (wallets, _) = between
                 .end_over_loaded(&mut conn, None)
@@ -653,7 +717,7 @@ async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
         let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
         if !matches!(
             t.act_in_memory(p.id, &hint["action"]),
-            Some(InMemory::HandEnd(_))
+            Some(InMemory::HandEnd(_) | InMemory::HandEndDealt(_))
         ) {
             let (s, v) = a.post(&path, &p.token, body).await;
             assert_eq!(s, StatusCode::OK, "{v}");

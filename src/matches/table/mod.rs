@@ -99,6 +99,7 @@ impl ActionKind {
     }
 }
 
+#[derive(Clone)]
 struct PendingEvent {
     hand_no: i32,
     kind: String,
@@ -107,6 +108,7 @@ struct PendingEvent {
     visible_to: Option<Vec<Uuid>>,
 }
 
+#[derive(Clone)]
 struct PendingAction {
     hand_no: i32,
     seat: i32,
@@ -118,6 +120,7 @@ struct PendingAction {
 /// A stake of a move worked out in memory ([`Table::act_in_memory`]): a ledger transaction
 /// (reason `stake`) from the user's wallet to the match's escrow, written by the move's own
 /// save statement.
+#[derive(Clone)]
 struct PendingStake {
     hand_no: i32,
     user: Uuid,
@@ -128,6 +131,7 @@ struct PendingStake {
 /// row's result and its 积分. One statement writes them ([`Table::settle`]) before anything
 /// else in the transaction reads or moves coins or saves, with the next hand's deal when one
 /// follows.
+#[derive(Clone)]
 struct PendingEnd {
     hand_no: i32,
     result: Value,
@@ -149,6 +153,20 @@ struct PendingHand {
     start_ms: i64,
     /// The players dealt in, by seat, and their wallets and 积分 at the deal.
     users: Vec<Uuid>,
+    wallets: Vec<i64>,
+    scores: Vec<i64>,
+    /// A deal saved with the hand's end before it ([`Table::deal_over_end`]): the wallets and
+    /// 积分 of `users` it predicted before that end, which its statement finds in the ledger
+    /// or writes nothing.
+    before: Option<Purse>,
+}
+
+/// The wallets and 积分 of a full table's players, by seat, as this process last knew them
+/// committed: read with the match row, set at each deal from what the deal read, followed
+/// through the stakes of the fast path, forgotten when coins move any other way
+/// ([`Table::deal_over_end`]).
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+struct Purse {
     wallets: Vec<i64>,
     scores: Vec<i64>,
 }
@@ -186,6 +204,7 @@ pub struct Table {
     stakes: Vec<PendingStake>,
     ending: Option<PendingEnd>,
     dealing: Option<PendingHand>,
+    purse: Option<Purse>,
     /// Statements sent to the database for this table since it was loaded (a metric).
     statements: u64,
 }
@@ -221,7 +240,25 @@ impl Table {
             stakes: Vec::new(),
             ending: None,
             dealing: None,
+            purse: self.purse.clone(),
             statements: 0,
+        }
+    }
+
+    /// A copy of a table worked out in memory, its pending writes included: the same table
+    /// to go on with, while this one stays as it is.
+    fn fork_pending(&self) -> Table {
+        Table {
+            version: self.version,
+            loaded_version: self.loaded_version,
+            now: self.now,
+            events: self.events.clone(),
+            actions: self.actions.clone(),
+            dirty_seats: self.dirty_seats.clone(),
+            stakes: self.stakes.clone(),
+            ending: self.ending.clone(),
+            deadline_at: self.deadline_at,
+            ..self.fork()
         }
     }
 

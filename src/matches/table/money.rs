@@ -3,7 +3,7 @@
 
 use std::sync::{LazyLock, OnceLock};
 
-use super::store::{Columns, PARTS, save_ctes};
+use super::store::{Columns, GUARD_SLOT, PARTS, save_ctes};
 use super::*;
 use crate::ledger::{GO, Legs, TRANSFER_CTES, shift_params};
 
@@ -35,6 +35,18 @@ const WALLETS_CTE: &str = "
             LEFT JOIN u ON u.id = acc.id
             LEFT JOIN up ON up.user_id = s.user_id
             LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = $15)";
+
+/// The condition a deal saved with the hand's end before it puts on the save
+/// ([`Table::end_over_loaded`], in `v` at [`GUARD_SLOT`]), numbered as [`WALLETS_CTE`]'s
+/// followers: the wallets `$18` and 积分 `$19` of the users `$17` (by seat) before the end
+/// are those in the ledger. Read in the statement's snapshot, as [`WALLETS_CTE`] reads the
+/// wallets the end does not move.
+const WALLETS_GUARD: &str = "
+    WHERE NOT EXISTS (
+        SELECT FROM unnest($17::uuid[], $18::bigint[], $19::bigint[]) AS g(user_id, wallet, points)
+          LEFT JOIN accounts ga ON ga.user_id = g.user_id
+          LEFT JOIN scores gs ON gs.user_id = g.user_id AND gs.game = $15
+         WHERE COALESCE(ga.balance, 0) <> g.wallet OR COALESCE(gs.points, 0) <> g.points)";
 
 /// The `hands` row of a hand being dealt, as [`Table::settle_and_deal`] writes it.
 pub(super) struct NewHand<'a> {
@@ -112,6 +124,9 @@ impl Table {
             match *m {
                 Money::Stake { seat, amount } => {
                     let user = self.user_at(seat).ok()?;
+                    if let Some(w) = self.purse.as_mut().and_then(|p| p.wallets.get_mut(seat)) {
+                        *w -= amount;
+                    }
                     if amount != 0 {
                         self.stakes.push(PendingStake {
                             hand_no,
@@ -235,6 +250,10 @@ impl Table {
         more: impl FnOnce(ledger::PgQuery<'q>) -> ledger::PgQuery<'q>,
     ) -> Result<PgRow, ApiError> {
         let end = self.take_end()?;
+        if end.ended.is_some() {
+            // Coins and 积分 moved; the deal that follows (if any) knows them again.
+            self.purse = None;
+        }
         let (ended, entries) = (end.ended, end.legs.len());
         let q = end.bind(self.id, self.game.name(), sqlx::query(sql));
         self.statements += 1;
@@ -302,38 +321,58 @@ impl Table {
     /// the next deal ([`Table::deal_in_memory`]); the table is then the committed one between
     /// hands. `None`: nothing was written (the row had moved on, or [`transaction_decides`]),
     /// and the table must be dropped.
+    ///
+    /// A table dealt over its pending end ([`Table::deal_over_end`]) is saved the same way,
+    /// the deal's `hands` row with it: the whole hand's end and the deal in one statement,
+    /// written only if, besides the version, the wallets and 积分 the deal was predicted from
+    /// are those in the ledger when the statement starts ([`WALLETS_GUARD`]). `None` then
+    /// also when they are not: the caller ends the hand in two statements instead.
     pub async fn end_over_loaded(
         &mut self,
         conn: &mut PgConnection,
         keyed: Option<&Keyed>,
     ) -> Result<Option<(Vec<i64>, Vec<i64>)>, ApiError> {
-        static SQL: [OnceLock<String>; 1 << PARTS] = [const { OnceLock::new() }; 1 << PARTS];
-        let sql = |mask: usize| {
-            SQL[mask].get_or_init(|| {
+        static SQL: [OnceLock<String>; 2 << PARTS] = [const { OnceLock::new() }; 2 << PARTS];
+        let sql = |mask: usize, guarded: bool| {
+            SQL[mask | usize::from(guarded) << PARTS].get_or_init(|| {
                 let (save, params) = save_ctes(mask);
                 let after_save = |ctes| shift_params(ctes, *params);
+                let guard = if guarded {
+                    after_save(WALLETS_GUARD)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "WITH {save}, go AS (SELECT FROM m), {}, {}, {}
+                    "WITH {}, go AS (SELECT FROM m), {}, {}, {}
                      SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM h),
                             (SELECT count(*) FROM e),
                             (SELECT jsonb_agg(balance ORDER BY ord) FROM w),
                             (SELECT jsonb_agg(points ORDER BY ord) FROM w)",
+                    save.replacen(GUARD_SLOT, &guard, 1),
                     after_save(TRANSFER_CTES),
                     after_save(END_CTES),
                     after_save(WALLETS_CTE)
                 )
             })
         };
+        let guard = self
+            .dealing
+            .as_ref()
+            .and_then(|h| Some((h.users.clone(), h.before.clone()?)));
         let end = self.take_end()?;
         let (ended, entries) = (end.ended, end.legs.len());
         let users = self.seated_users();
         let sent = {
             let c = Columns::of(&[(&*self, keyed)]);
-            let sql: &'static str = sql(c.mask());
-            end.bind(self.id, self.game.name(), c.bind(sqlx::query(sql)))
-                .bind(&users)
-                .fetch_one(&mut *conn)
-                .await
+            let sql: &'static str = sql(c.mask(), guard.is_some());
+            let q = end
+                .bind(self.id, self.game.name(), c.bind(sqlx::query(sql)))
+                .bind(&users);
+            let q = match guard {
+                Some((users, before)) => q.bind(users).bind(before.wallets).bind(before.scores),
+                None => q,
+            };
+            q.fetch_one(&mut *conn).await
         };
         self.statements += 1;
         let row = match sent {
@@ -397,6 +436,9 @@ impl Table {
         legs: &[(Party, i64)],
     ) -> Result<(), ApiError> {
         self.settle(conn).await?;
+        if !legs.is_empty() {
+            self.purse = None;
+        }
         if ledger::transfer(conn, meta, legs).await?.is_some() {
             self.statements += 1;
         }
@@ -412,6 +454,7 @@ impl Table {
         amount: i64,
     ) -> Result<(), ApiError> {
         self.settle(conn).await?;
+        self.purse = None;
         let taken = ledger::take_up_to(conn, meta, user, amount).await?;
         self.statements += 1 + u64::from(taken > 0);
         Ok(())

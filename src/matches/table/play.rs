@@ -93,8 +93,20 @@ impl Table {
     /// only set the turn's deadline) or ends the hand at a table that deals the next one at
     /// once ([`Table::deals_next_at_once`]). `None` in every other case, refused actions
     /// included: the caller takes the transactional path, which answers them as it always
-    /// has.
+    /// has. At such a hand's end the next hand is dealt in memory too when this table knows
+    /// its players' wallets and 积分 ([`Table::deal_over_end`]).
     pub fn act_in_memory(&self, user: Uuid, action: &Value) -> Option<InMemory> {
+        self.work_out(user, action, true)
+    }
+
+    /// [`Table::act_in_memory`] leaving a hand's end for two statements
+    /// ([`InMemory::HandEnd`]): after a statement for one found the wallets it was dealt
+    /// from gone.
+    pub fn act_in_memory_without_deal(&self, user: Uuid, action: &Value) -> Option<InMemory> {
+        self.work_out(user, action, false)
+    }
+
+    fn work_out(&self, user: Uuid, action: &Value, deal: bool) -> Option<InMemory> {
         if self.tournament_id.is_some() || self.status != Status::Playing {
             return None;
         }
@@ -116,7 +128,13 @@ impl Table {
         }
         t.seat_acted(seat);
         if ended {
-            return t.deals_next_at_once().then_some(InMemory::HandEnd(t));
+            if !t.deals_next_at_once() {
+                return None;
+            }
+            return Some(match deal.then(|| t.deal_over_end()).flatten() {
+                Some(dealt) => InMemory::HandEndDealt(dealt),
+                None => InMemory::HandEnd(t),
+            });
         }
         t.waits_for_players()?;
         Some(InMemory::Move(t))
@@ -174,26 +192,92 @@ impl Table {
     /// more (coins other than stakes; a hand the engine ends at its deal; a seat to act in
     /// 托管): the transactional path deals.
     pub fn deal_in_memory(&self, wallets: Vec<i64>, scores: Vec<i64>) -> Option<Table> {
-        let mut t = self.fork();
-        let next = t.shuffle_next().ok()?;
+        self.fork().deal_onto(wallets, scores, None)
+    }
+
+    /// The next hand dealt in memory on top of a hand's end still pending, so that one
+    /// statement commits the move, the end and the deal ([`Table::end_over_loaded`]): from the
+    /// wallets and 积分 this table knows its players had before the end ([`Purse`]: those the
+    /// last deal read, less the stakes since, all committed) and what the end moves. The
+    /// statement writes only if the ledger still holds those wallets and 积分 for them, so the
+    /// deal is the one [`Table::deal_in_memory`] would make after the end's statement.
+    /// `None` when this table does not know them (loaded from the database, or coins moved
+    /// another way since the deal) or the deal needs more than a save.
+    fn deal_over_end(&self) -> Option<Table> {
+        let before = self.purse.clone()?;
+        let end = self.ending.as_ref()?;
+        let users = self.seated_users();
+        if users.len() != before.wallets.len() || users.len() != before.scores.len() {
+            return None;
+        }
+        let wallets = users
+            .iter()
+            .zip(&before.wallets)
+            .map(|(&u, w)| {
+                let paid: i64 = end
+                    .settlement
+                    .iter()
+                    .filter(|(p, _)| *p == Party::User(u))
+                    .map(|(_, a)| a)
+                    .sum();
+                w + paid
+            })
+            .collect();
+        let scores = users
+            .iter()
+            .zip(&before.scores)
+            .map(|(&u, s)| {
+                let got: i64 = end
+                    .users
+                    .iter()
+                    .zip(&end.points)
+                    .filter(|(p, _)| **p == Some(u))
+                    .map(|(_, d)| d)
+                    .sum();
+                s + got
+            })
+            .collect();
+        // Stakes at the deal would move a wallet the end moves too: one statement cannot
+        // write a row twice.
+        self.fork_pending()
+            .deal_onto(wallets, scores, Some(before))
+            .filter(|dealt| dealt.stakes.is_empty())
+    }
+
+    /// The wallets and 积分 a table dealt in memory was dealt from (what the statement that
+    /// saves it should find after the hand's end it is saved with).
+    pub fn purse_dealt(&self) -> Option<(Vec<i64>, Vec<i64>)> {
+        let p = self.purse.as_ref()?;
+        Some((p.wallets.clone(), p.scores.clone()))
+    }
+
+    /// Deals the next hand on this table (see [`Table::deal_in_memory`]).
+    fn deal_onto(
+        mut self,
+        wallets: Vec<i64>,
+        scores: Vec<i64>,
+        before: Option<Purse>,
+    ) -> Option<Table> {
+        let next = self.shuffle_next().ok()?;
         let commitment = commitment(&next.seed);
-        t.dealing = Some(PendingHand {
+        self.dealing = Some(PendingHand {
             hand_no: next.hand_no as i32,
             seed: (!next.deck_fixed).then(|| next.seed.to_vec()),
             commitment: commitment.clone(),
             deck: json!({ "cards": next.deck, "fixed": next.deck_fixed }),
-            start_state: t.state.save(),
-            start_ms: t.ctx().now_ms,
+            start_state: self.state.save(),
+            start_ms: self.ctx().now_ms,
             users: next.users.clone(),
             wallets: wallets.clone(),
             scores: scores.clone(),
+            before,
         });
-        let outcome = t.start_next(next, commitment, wallets, scores);
-        if t.carry_out_in_memory(outcome)? {
+        let outcome = self.start_next(next, commitment, wallets, scores);
+        if self.carry_out_in_memory(outcome)? {
             return None;
         }
-        t.waits_for_players()?;
-        Some(t)
+        self.waits_for_players()?;
+        Some(self)
     }
 
     /// The sweeper found the deadline passed: every seat still to act plays its automatic
@@ -488,6 +572,10 @@ impl Table {
     ) -> Outcome {
         // As the row's `users` records them.
         self.dealt_in = next.users.into_iter().map(Some).collect();
+        self.purse = Some(Purse {
+            wallets: wallets.clone(),
+            scores: scores.clone(),
+        });
         let outcome = self.state.start_hand(HandStart {
             deck: next.deck,
             ctx: self.ctx(),
@@ -522,6 +610,10 @@ pub enum InMemory {
     /// commits the table between hands, then [`Table::deal_in_memory`] deals the next hand
     /// from the wallets and 积分 it returns.
     HandEnd(Table),
+    /// The same with the next hand dealt already ([`Table::deal_over_end`]): one
+    /// [`Table::end_over_loaded`] commits the move, the end and the deal, or nothing when the
+    /// wallets or 积分 it was dealt from are not the ledger's.
+    HandEndDealt(Table),
 }
 
 /// How long a table left between hands by a hand's end on the fast path waits for its deal's

@@ -20,7 +20,14 @@ SELECT m.id, m.game, m.seats, m.options, m.status, m.version, m.last_seq, m.acti
           FROM tournament_tables tt JOIN tournaments t ON t.id = tt.tournament_id
          WHERE tt.match_id = m.id) AS tournament,
        (SELECT h.users FROM hands h WHERE h.match_id = m.id
-         ORDER BY h.hand_no DESC LIMIT 1) AS dealt_in";
+         ORDER BY h.hand_no DESC LIMIT 1) AS dealt_in,
+       (SELECT json_build_object(
+                   'wallets', COALESCE(json_agg(COALESCE(a.balance, 0) ORDER BY s.seat), '[]'),
+                   'scores', COALESCE(json_agg(COALESCE(sc.points, 0) ORDER BY s.seat), '[]')
+               )::jsonb
+          FROM match_seats s LEFT JOIN accounts a ON a.user_id = s.user_id
+          LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = m.game
+         WHERE s.match_id = m.id) AS purse";
 
 /// Column positions in `LOAD_SQL` and its tails.
 mod col {
@@ -42,7 +49,8 @@ mod col {
     pub const SEAT_ROWS: usize = 15;
     pub const TOURNAMENT: usize = 16;
     pub const DEALT_IN: usize = 17;
-    pub const SNAPSHOT_VERSION: usize = 18;
+    pub const PURSE: usize = 18;
+    pub const SNAPSHOT_VERSION: usize = 19;
 }
 
 const UNLOCKED_TAIL: &str = " FROM matches m WHERE m.id = $1";
@@ -122,6 +130,13 @@ impl Table {
                 .get_mut(i)
                 .ok_or_else(|| corrupt("seats", format!("seat {i} of {seat_count}")))? = Some(r);
         }
+        // The wallets and 积分 of a full table's players, by seat, as the load read them.
+        let purse = match row.try_get::<Option<Json<Purse>>, _>(col::PURSE)? {
+            Some(Json(p)) if seats.iter().all(Option::is_some) && p.wallets.len() == seat_count => {
+                Some(p)
+            }
+            _ => None,
+        };
         let fixed_deck = match row.try_get::<Option<Value>, _>(col::FIXED_DECK)? {
             Some(d) => Some(serde_json::from_value(d).map_err(|e| corrupt("deck", e.to_string()))?),
             None => None,
@@ -159,6 +174,7 @@ impl Table {
             stakes: Vec::new(),
             ending: None,
             dealing: None,
+            purse,
             statements: 0,
         })
     }
@@ -381,7 +397,7 @@ const BASE_CTES: &str = "
                              $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[],
                              $9::text[], $10::jsonb[], $11::text[], $12::int[])
              AS v(id, loaded, state, version, last_seq, action_no, status, deadline_at,
-                  commitment, last_result, to_act, hand_no)),
+                  commitment, last_result, to_act, hand_no) /*guard*/),
     m AS (
         UPDATE matches mm SET state = v.state, version = v.version,
                last_seq = v.last_seq, action_no = v.action_no, status = v.status,
@@ -495,6 +511,9 @@ const PART_CTES: [(&str, usize); PARTS] = [
     (ANSWER_CTES, 4),
 ];
 const BASE_PARAMS: usize = 27;
+/// Where a statement may add a condition on the rows of `v` (so on every write, all gated by
+/// `m`): [`Table::end_over_loaded`]'s check of the wallets a deal was made from.
+pub(super) const GUARD_SLOT: &str = "/*guard*/";
 /// How many optional parts there are.
 pub(super) const PARTS: usize = 5;
 
