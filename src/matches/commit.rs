@@ -27,7 +27,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::sync::oneshot;
 
-use super::table::{Keyed, Table, save_many};
+use super::table::{EndStatement, Keyed, Table, save_many};
 use crate::db::MoveConns;
 use crate::error::ApiError;
 use crate::metrics::{MoveCounters, MovePath};
@@ -35,9 +35,9 @@ use crate::metrics::{MoveCounters, MovePath};
 /// A table saved (`true`) or left behind by its row (`false`), returned to its move.
 type Saved = Result<(Table, bool), sqlx::Error>;
 
-/// A hand's end written by [`Table::end_over_loaded`]: the table (committed between hands when
-/// the wallets and 积分 for the next deal came back) and those.
-pub type Ended = Result<(Table, Option<(Vec<i64>, Vec<i64>)>), ApiError>;
+/// A hand's end sent by [`Table::end_over_loaded`]: the table (committed when written) and
+/// what the statement did.
+pub type Ended = Result<(Table, EndStatement), ApiError>;
 
 /// Where a waiting statement's answer goes, which also says what to send.
 enum Reply {

@@ -32,7 +32,7 @@ use super::cache::Tables;
 use super::commit::Committer;
 use super::gate::Gates;
 use super::notify::{self, Hub};
-use super::table::{InMemory, Keyed, Status, Table, transaction_decides};
+use super::table::{EndStatement, InMemory, Keyed, Status, Table, transaction_decides};
 use super::view::View;
 use crate::auth::AuthUser;
 use crate::db::MoveConns;
@@ -249,9 +249,9 @@ impl Runtime {
     /// A move that ended the hand at a table that deals the next at once, dealt in memory
     /// from the wallets and 积分 this process knows (`Table::deal_over_end`): one statement,
     /// sent by a commit lane, commits the move, the hand's end and the deal, if the row is
-    /// still at the cached version and the ledger still holds those wallets and 积分. When it
-    /// writes nothing, the hand ends as below, in two statements (the first of which finds
-    /// out whether another process moved first).
+    /// still at the cached version and the ledger still holds those wallets and 积分. When the
+    /// row had moved on, the transaction answers (a 409); when the wallets or 积分 had, the
+    /// hand ends as below, in two statements.
     async fn end_and_deal_fast(
         &self,
         user: &AuthUser,
@@ -263,20 +263,21 @@ impl Runtime {
         let id = dealt.id();
         let view = dealt.view(Some(user.id));
         let keyed = keyed(user, req, idempotency_key, id, || json_view(&view))?;
-        let predicted = dealt.purse_dealt();
         let (dealt, ended) = self.committer.end(dealt, keyed).await?;
-        let Some(after) = ended else {
-            return match cached.act_in_memory_without_deal(user.id, &req.action) {
-                Some(InMemory::HandEnd(t)) => {
-                    self.end_hand_fast(user, req, t, idempotency_key).await
-                }
-                _ => Ok(Fast::NeedsTransaction),
-            };
-        };
-        if predicted.as_ref() != Some(&after) {
-            // A transfer committed between the statement's snapshot and its lock on a
-            // wallet: the deal saw the wallet just before it, as a deal sees any wallet.
-            tracing::debug!(match_id = %id, "a wallet moved while a hand's end was written");
+        match ended {
+            EndStatement::Written(..) => {}
+            EndStatement::RowMoved => {
+                self.tables.forget(id, req.version);
+                return Ok(Fast::NeedsTransaction);
+            }
+            EndStatement::NotPredicted => {
+                return match cached.act_in_memory_without_deal(user.id, &req.action) {
+                    Some(InMemory::HandEnd(t)) => {
+                        self.end_hand_fast(user, req, t, idempotency_key).await
+                    }
+                    _ => Ok(Fast::NeedsTransaction),
+                };
+            }
         }
         self.counters.count(MovePath::Fast, 0);
         self.publish(dealt);
@@ -305,7 +306,7 @@ impl Runtime {
             json_view(&t.view(Some(user.id)))
         })?;
         let (t, ended) = self.committer.end(t, keyed.clone()).await?;
-        let Some((wallets, scores)) = ended else {
+        let EndStatement::Written(wallets, scores) = ended else {
             self.tables.forget(id, req.version);
             return Ok(Fast::NeedsTransaction);
         };

@@ -7,7 +7,7 @@
 //! on, or a statement that fails, costs the other moves nothing.
 
 use futures_util::future::join_all;
-use paiju::matches::table::{InMemory, Keyed, Table, save_many};
+use paiju::matches::table::{EndStatement, InMemory, Keyed, Table, save_many, transaction_decides};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -280,27 +280,48 @@ async fn a_hand_end_and_the_deal_after_it_are_one_fast_statement() {
     fast.assert_ledger_reconciles().await;
 }
 
-/// Coins granted to a player during a hand: the wallets the process predicted for the next
-/// deal are not the ledger's, so the statement that would end the hand and deal writes
-/// nothing, and the hand ends in two statements, the deal made from the wallets the first
-/// returns — as the transaction deals.
-#[tokio::test]
-async fn a_deal_predicted_from_a_wallet_that_moved_elsewhere_is_dealt_from_the_ledger() {
-    let (fast, slow) = fast_and_slow().await;
-    let (fast_id, fast_players) = staking_table(&fast, 2, "moved").await;
-    let (slow_id, slow_players) = staking_table(&slow, 2, "moved").await;
-    // A first move, so that the fast process holds the table (and its players' wallets);
-    // then the grant.
-    for (app, id, players) in [
-        (&fast, &fast_id, &fast_players),
-        (&slow, &slow_id, &slow_players),
-    ] {
+/// Plays `id` with 提示s until its view shows hand `hand`; returns the moves sent.
+async fn play_until_hand(app: &TestApp, id: &str, players: &[Player], hand: i64) -> usize {
+    let mut n = 0;
+    while app.view(id, &players[0]).await["hand_no"].as_i64().unwrap() < hand {
+        assert!(n < 1_000, "hand {hand} never came");
         let (p, hint) = next_move(app, id, players).await;
         let body = json!({"version": hint["version"], "action": hint["action"]});
         let (s, b) = app
             .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
             .await;
         assert_eq!(s, StatusCode::OK, "{b}");
+        n += 1;
+    }
+    n
+}
+
+/// Coins granted to a player during hand 1, 积分 of the same game added to another player's
+/// during hand 2 (as another table's hand end would): each time the wallets and 积分 the
+/// process predicted for the next deal are not the ledger's, so the statement that would end
+/// the hand and deal writes nothing, and the hand ends in two statements, the deal made from
+/// the wallets and 积分 the first returns — as the transaction deals.
+#[tokio::test]
+async fn a_deal_predicted_from_a_wallet_that_moved_elsewhere_is_dealt_from_the_ledger() {
+    let (fast, slow) = fast_and_slow().await;
+    let (fast_id, fast_players) = staking_table(&fast, 3, "moved").await;
+    let (slow_id, slow_players) = staking_table(&slow, 3, "moved").await;
+    let both: [(&TestApp, &str, &[Player]); 2] = [
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+    ];
+    // A first move, so that the fast process holds the table (and its players' wallets);
+    // then the grant.
+    let mut before = Vec::new();
+    for (app, id, players) in both {
+        let mut moves = play_until_hand(app, id, players, 1).await;
+        let (p, hint) = next_move(app, id, players).await;
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let (s, b) = app
+            .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
+            .await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        moves += 1;
         let (s, b) = app
             .post(
                 "/v1/admin/grants",
@@ -309,35 +330,49 @@ async fn a_deal_predicted_from_a_wallet_that_moved_elsewhere_is_dealt_from_the_l
             )
             .await;
         assert_eq!(s, StatusCode::CREATED, "{b}");
+        moves += play_until_hand(app, id, players, 2).await;
+        sqlx::query(
+            "INSERT INTO scores (user_id, game, points) VALUES ($1, 'chexuan', 5)
+             ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + 5",
+        )
+        .bind(players[2].id)
+        .execute(&app.pool)
+        .await
+        .unwrap();
+        before.push(moves);
     }
-    let (moves, a) = play_out_both_keyed(
-        (&fast, &fast_id, &fast_players),
-        (&slow, &slow_id, &slow_players),
-        false,
-    )
-    .await;
+    assert_eq!(before[0], before[1]);
+    let (moves, a) = play_out_both_keyed(both[0], both[1], true).await;
     let hands = a["hands"].as_array().unwrap();
-    assert_eq!(hands.len(), 2, "{a}");
-    // The second hand was dealt from the wallet with the grant: 1,007 less the first hand's
-    // stake, plus what it won.
-    let ledger: i64 = sqlx::query_scalar(
-        "SELECT e.balance_after FROM ledger_entries e JOIN ledger_tx t ON t.id = e.tx_id
-           JOIN accounts a ON a.id = e.account_id
-          WHERE a.user_id = $1 AND t.match_id = $2::uuid AND t.hand_no = 1
-          ORDER BY e.id DESC LIMIT 1",
+    assert_eq!(hands.len(), 3, "{a}");
+    // Hand 2 was dealt from the wallet with the grant, hand 3 from the 积分 with the points
+    // added: what the player has now, less what the later hands moved.
+    let (wallet, points): (i64, i64) = sqlx::query_as(
+        "SELECT (SELECT (a.balance - COALESCE(sum(e.amount), 0))::bigint
+                   FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+                        AND e.tx_id IN (SELECT id FROM ledger_tx
+                                         WHERE match_id = $3::uuid AND hand_no >= 2)
+                  WHERE a.user_id = $1 GROUP BY a.balance),
+                (SELECT (s.points - COALESCE((SELECT sum(delta) FROM score_entries
+                                              WHERE user_id = $2 AND match_id = $3::uuid
+                                                AND hand_no >= 3), 0))::bigint
+                   FROM scores s WHERE s.user_id = $2 AND s.game = 'chexuan')",
     )
     .bind(fast_players[1].id)
+    .bind(fast_players[2].id)
     .bind(&fast_id)
     .fetch_one(&fast.pool)
     .await
     .unwrap();
-    assert_eq!(hands[1]["wallets"][1], json!(ledger), "{a}");
-    // The first hand's end: a statement that wrote nothing, then two.
+    assert_eq!(hands[1]["wallets"][1], json!(wallet), "{a}");
+    assert_eq!(hands[2]["scores"][2], json!(points), "{a}");
+    // Hands 1 and 2 ended with a statement that wrote nothing, then two; the third finished
+    // the match in a transaction.
     let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
     let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
     assert_eq!(tx_moves, 1);
-    assert_eq!(fast_moves + tx_moves, moves as u64 + 1);
-    assert_eq!(fast_statements, fast_moves + 2);
+    assert_eq!(fast_moves + tx_moves, (before[0] + moves) as u64);
+    assert_eq!(fast_statements, fast_moves + 4);
     fast.assert_ledger_reconciles().await;
 }
 
@@ -357,11 +392,11 @@ async fn a_table_left_between_hands_by_a_fast_hand_end_is_dealt_by_the_sweeper()
             t.act_in_memory_without_deal(p.id, &hint["action"])
         {
             // The first statement alone, as a process that died before the deal's.
-            let (wallets, _) = between
-                .end_over_loaded(&mut conn, None)
-                .await
-                .unwrap()
-                .expect("the row was at the cached version");
+            let EndStatement::Written(wallets, _) =
+                between.end_over_loaded(&mut conn, None).await.unwrap()
+            else {
+                panic!("the row was at the cached version");
+            };
             let ledger: Vec<i64> = sqlx::query_scalar(
                 "SELECT a.balance FROM match_seats s JOIN accounts a ON a.user_id = s.user_id
                   WHERE s.match_id = $1::uuid ORDER BY s.seat",
@@ -1045,4 +1080,43 @@ async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_not
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     app.assert_ledger_reconciles().await;
+}
+
+/// The check a one-statement hand end makes after its writes (`paiju_unchanged`): false aborts
+/// the whole statement, its writes with it, with an error the fast path hands to the
+/// transaction (as a deadlock); true lets it through.
+#[tokio::test]
+async fn a_statement_whose_assumed_wallets_changed_aborts_whole() {
+    let pool = sqlx::PgPool::connect(&fresh_database().await)
+        .await
+        .unwrap();
+    paiju::db::migrate(&pool).await.unwrap();
+    sqlx::query("CREATE TABLE checked (note text)")
+        .execute(&pool)
+        .await
+        .unwrap();
+    let write = |ok: bool| {
+        sqlx::query(
+            "WITH t AS (INSERT INTO checked VALUES ('checked') RETURNING 1)
+             SELECT (SELECT count(*) FROM t), paiju_unchanged($1)",
+        )
+        .bind(ok)
+    };
+    let err = write(false).fetch_one(&pool).await.unwrap_err();
+    assert_eq!(
+        err.as_database_error().and_then(|e| e.code()).as_deref(),
+        Some("40001")
+    );
+    assert!(transaction_decides(&err));
+    let written: i64 = sqlx::query_scalar("SELECT count(*) FROM checked")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(written, 0, "the aborted statement wrote nothing");
+    write(true).fetch_one(&pool).await.unwrap();
+    let written: i64 = sqlx::query_scalar("SELECT count(*) FROM checked")
+        .fetch_one(&pool)
+        .await
+        .unwrap();
+    assert_eq!(written, 1);
 }

@@ -28,6 +28,7 @@ mod play;
 mod render;
 mod store;
 
+pub use money::EndStatement;
 pub use play::InMemory;
 pub use store::{Keyed, NewTable, save_many, transaction_decides};
 
@@ -165,7 +166,7 @@ struct PendingHand {
 /// committed: read with the match row, set at each deal from what the deal read, followed
 /// through the stakes of the fast path, forgotten when coins move any other way
 /// ([`Table::deal_over_end`]).
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Deserialize)]
 struct Purse {
     wallets: Vec<i64>,
     scores: Vec<i64>,

@@ -46,7 +46,33 @@ const WALLETS_GUARD: &str = "
         SELECT FROM unnest($17::uuid[], $18::bigint[], $19::bigint[]) AS g(user_id, wallet, points)
           LEFT JOIN accounts ga ON ga.user_id = g.user_id
           LEFT JOIN scores gs ON gs.user_id = g.user_id AND gs.game = $15
-         WHERE COALESCE(ga.balance, 0) <> g.wallet OR COALESCE(gs.points, 0) <> g.points)";
+         WHERE g.user_id IS NULL
+            OR COALESCE(ga.balance, 0) IS DISTINCT FROM g.wallet
+            OR COALESCE(gs.points, 0) IS DISTINCT FROM g.points)";
+
+/// After the guarded statement's writes (a column of its final `SELECT`): the wallets and 积分
+/// [`WALLETS_CTE`] leaves are those the deal was made from, `$20` and `$21` by seat, or the
+/// statement aborts (`paiju_unchanged`, migration 0009: SQLSTATE 40001, nothing written). The
+/// guard read the statement's snapshot; a wallet the end pays into is updated at its latest
+/// committed value, which a transfer committed after that snapshot may have changed.
+const UNCHANGED_CHECK: &str = "
+    (SELECT bool_and(paiju_unchanged(NOT EXISTS (SELECT FROM go)
+                                     OR (w.balance = x.wallet AND w.points = x.points)))
+       FROM w JOIN unnest($20::bigint[], $21::bigint[]) WITH ORDINALITY AS x(wallet, points, ord)
+            USING (ord))";
+
+/// What [`Table::end_over_loaded`]'s statement did.
+pub enum EndStatement {
+    /// The move and the hand's end (and the deal, for a table dealt over it) are committed;
+    /// the wallets and 积分 of the seated players after them, by seat.
+    Written(Vec<i64>, Vec<i64>),
+    /// Nothing written: the row had left the loaded version (or the statement failed in a way
+    /// the transactional path decides).
+    RowMoved,
+    /// Nothing written for a table dealt over its end: the wallets or 积分 it was dealt from
+    /// are not the ledger's (or the statement failed in a way the transactional path decides).
+    NotPredicted,
+}
 
 /// The `hands` row of a hand being dealt, as [`Table::settle_and_deal`] writes it.
 pub(super) struct NewHand<'a> {
@@ -317,37 +343,44 @@ impl Table {
     /// [`Table::act_in_memory`] left between hands with its end pending: the move's save over
     /// the loaded version (`save_ctes`, the key's row with the answer between hands
     /// included) and, only when that hit (`go`), the hand's end ([`TRANSFER_CTES`],
-    /// [`END_CTES`]). Returns the wallets and 积分 of the seated players after it, by seat, for
-    /// the next deal ([`Table::deal_in_memory`]); the table is then the committed one between
-    /// hands. `None`: nothing was written (the row had moved on, or [`transaction_decides`]),
-    /// and the table must be dropped.
+    /// [`END_CTES`]). Written: the wallets and 积分 of the seated players after it, by seat,
+    /// for the next deal ([`Table::deal_in_memory`]); the table is then the committed one
+    /// between hands. Not written (the row had moved on, or [`transaction_decides`]): the
+    /// table must be dropped.
     ///
     /// A table dealt over its pending end ([`Table::deal_over_end`]) is saved the same way,
     /// the deal's `hands` row with it: the whole hand's end and the deal in one statement,
     /// written only if, besides the version, the wallets and 积分 the deal was predicted from
-    /// are those in the ledger when the statement starts ([`WALLETS_GUARD`]). `None` then
-    /// also when they are not: the caller ends the hand in two statements instead.
+    /// are those in the ledger when the statement starts ([`WALLETS_GUARD`]) and, after its
+    /// writes, the wallets and 积分 it leaves are those the deal was made from
+    /// ([`UNCHANGED_CHECK`]: a transfer that committed between the statement's snapshot and
+    /// its lock on a wallet aborts it). [`EndStatement::NotPredicted`] when either fails: the
+    /// caller ends the hand in two statements instead.
     pub async fn end_over_loaded(
         &mut self,
         conn: &mut PgConnection,
         keyed: Option<&Keyed>,
-    ) -> Result<Option<(Vec<i64>, Vec<i64>)>, ApiError> {
+    ) -> Result<EndStatement, ApiError> {
         static SQL: [OnceLock<String>; 2 << PARTS] = [const { OnceLock::new() }; 2 << PARTS];
         let sql = |mask: usize, guarded: bool| {
             SQL[mask | usize::from(guarded) << PARTS].get_or_init(|| {
                 let (save, params) = save_ctes(mask);
                 let after_save = |ctes| shift_params(ctes, *params);
-                let guard = if guarded {
-                    after_save(WALLETS_GUARD)
+                let (guard, check) = if guarded {
+                    (
+                        after_save(WALLETS_GUARD),
+                        format!(", {}", after_save(UNCHANGED_CHECK)),
+                    )
                 } else {
-                    String::new()
+                    Default::default()
                 };
                 format!(
                     "WITH {}, go AS (SELECT FROM m), {}, {}, {}
                      SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM h),
                             (SELECT count(*) FROM e),
                             (SELECT jsonb_agg(balance ORDER BY ord) FROM w),
-                            (SELECT jsonb_agg(points ORDER BY ord) FROM w)",
+                            (SELECT jsonb_agg(points ORDER BY ord) FROM w),
+                            (SELECT count(*) FROM v){check}",
                     save.replacen(GUARD_SLOT, &guard, 1),
                     after_save(TRANSFER_CTES),
                     after_save(END_CTES),
@@ -355,21 +388,27 @@ impl Table {
                 )
             })
         };
-        let guard = self
-            .dealing
-            .as_ref()
-            .and_then(|h| Some((h.users.clone(), h.before.clone()?)));
+        let guard = self.dealing.as_ref().and_then(|h| {
+            let before = h.before.clone()?;
+            Some((h.users.clone(), before, h.wallets.clone(), h.scores.clone()))
+        });
+        let guarded = guard.is_some();
         let end = self.take_end()?;
         let (ended, entries) = (end.ended, end.legs.len());
         let users = self.seated_users();
         let sent = {
             let c = Columns::of(&[(&*self, keyed)]);
-            let sql: &'static str = sql(c.mask(), guard.is_some());
+            let sql: &'static str = sql(c.mask(), guarded);
             let q = end
                 .bind(self.id, self.game.name(), c.bind(sqlx::query(sql)))
                 .bind(&users);
             let q = match guard {
-                Some((users, before)) => q.bind(users).bind(before.wallets).bind(before.scores),
+                Some((users, before, wallets, scores)) => q
+                    .bind(users)
+                    .bind(before.wallets)
+                    .bind(before.scores)
+                    .bind(wallets)
+                    .bind(scores),
                 None => q,
             };
             q.fetch_one(&mut *conn).await
@@ -377,17 +416,23 @@ impl Table {
         self.statements += 1;
         let row = match sent {
             Ok(row) => row,
-            Err(e) if transaction_decides(&e) => return Ok(None),
+            Err(e) if transaction_decides(&e) && guarded => return Ok(EndStatement::NotPredicted),
+            Err(e) if transaction_decides(&e) => return Ok(EndStatement::RowMoved),
             Err(e) => return Err(e.into()),
         };
         if row.try_get::<i64, _>(0)? == 0 {
-            return Ok(None);
+            // `v` is empty only when the guard held its row back.
+            return Ok(if row.try_get::<i64, _>(5)? == 0 {
+                EndStatement::NotPredicted
+            } else {
+                EndStatement::RowMoved
+            });
         }
         self.check_end(ended, entries, &row, 1)?;
         self.saved(true);
         let Json(wallets) = row.try_get(3)?;
         let Json(scores) = row.try_get(4)?;
-        Ok(Some((wallets, scores)))
+        Ok(EndStatement::Written(wallets, scores))
     }
 
     fn tx_meta(&self, reason: Reason, hand_no: i32) -> TxMeta {

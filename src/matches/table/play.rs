@@ -197,12 +197,13 @@ impl Table {
 
     /// The next hand dealt in memory on top of a hand's end still pending, so that one
     /// statement commits the move, the end and the deal ([`Table::end_over_loaded`]): from the
-    /// wallets and 积分 this table knows its players had before the end ([`Purse`]: those the
-    /// last deal read, less the stakes since, all committed) and what the end moves. The
-    /// statement writes only if the ledger still holds those wallets and 积分 for them, so the
-    /// deal is the one [`Table::deal_in_memory`] would make after the end's statement.
-    /// `None` when this table does not know them (loaded from the database, or coins moved
-    /// another way since the deal) or the deal needs more than a save.
+    /// wallets and 积分 this table knows its players had before the end ([`Purse`]: read with
+    /// the row or by the last deal, less the stakes since) and what the end moves. The
+    /// statement writes only if the ledger holds those wallets and 积分 before the end and
+    /// those the deal was made from after it, so the deal is the one [`Table::deal_in_memory`]
+    /// would make after the end's statement. `None` when this table does not know them (not
+    /// a full table when read, or this table moved coins another way since) or the deal
+    /// needs more than a save.
     fn deal_over_end(&self) -> Option<Table> {
         let before = self.purse.clone()?;
         let end = self.ending.as_ref()?;
@@ -242,13 +243,6 @@ impl Table {
         self.fork_pending()
             .deal_onto(wallets, scores, Some(before))
             .filter(|dealt| dealt.stakes.is_empty())
-    }
-
-    /// The wallets and 积分 a table dealt in memory was dealt from (what the statement that
-    /// saves it should find after the hand's end it is saved with).
-    pub fn purse_dealt(&self) -> Option<(Vec<i64>, Vec<i64>)> {
-        let p = self.purse.as_ref()?;
-        Some((p.wallets.clone(), p.scores.clone()))
     }
 
     /// Deals the next hand on this table (see [`Table::deal_in_memory`]).
