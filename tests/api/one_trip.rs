@@ -280,17 +280,22 @@ async fn a_hand_end_and_the_deal_after_it_are_one_fast_statement() {
     fast.assert_ledger_reconciles().await;
 }
 
+/// Plays the 提示 of the seat to act, without a key.
+async fn play_hint(app: &TestApp, id: &str, players: &[Player]) {
+    let (p, hint) = next_move(app, id, players).await;
+    let body = json!({"version": hint["version"], "action": hint["action"]});
+    let (s, b) = app
+        .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{hint} refused: {b}");
+}
+
 /// Plays `id` with 提示s until its view shows hand `hand`; returns the moves sent.
 async fn play_until_hand(app: &TestApp, id: &str, players: &[Player], hand: i64) -> usize {
     let mut n = 0;
     while app.view(id, &players[0]).await["hand_no"].as_i64().unwrap() < hand {
         assert!(n < 1_000, "hand {hand} never came");
-        let (p, hint) = next_move(app, id, players).await;
-        let body = json!({"version": hint["version"], "action": hint["action"]});
-        let (s, b) = app
-            .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
-            .await;
-        assert_eq!(s, StatusCode::OK, "{b}");
+        play_hint(app, id, players).await;
         n += 1;
     }
     n
@@ -315,12 +320,7 @@ async fn a_deal_predicted_from_a_wallet_that_moved_elsewhere_is_dealt_from_the_l
     let mut before = Vec::new();
     for (app, id, players) in both {
         let mut moves = play_until_hand(app, id, players, 1).await;
-        let (p, hint) = next_move(app, id, players).await;
-        let body = json!({"version": hint["version"], "action": hint["action"]});
-        let (s, b) = app
-            .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
-            .await;
-        assert_eq!(s, StatusCode::OK, "{b}");
+        play_hint(app, id, players).await;
         moves += 1;
         let (s, b) = app
             .post(

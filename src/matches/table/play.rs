@@ -211,33 +211,21 @@ impl Table {
         if users.len() != before.wallets.len() || users.len() != before.scores.len() {
             return None;
         }
-        let wallets = users
-            .iter()
-            .zip(&before.wallets)
-            .map(|(&u, w)| {
-                let paid: i64 = end
-                    .settlement
-                    .iter()
-                    .filter(|(p, _)| *p == Party::User(u))
-                    .map(|(_, a)| a)
-                    .sum();
-                w + paid
-            })
-            .collect();
-        let scores = users
-            .iter()
-            .zip(&before.scores)
-            .map(|(&u, s)| {
-                let got: i64 = end
-                    .users
-                    .iter()
-                    .zip(&end.points)
-                    .filter(|(p, _)| **p == Some(u))
-                    .map(|(_, d)| d)
-                    .sum();
-                s + got
-            })
-            .collect();
+        // What the end moves for a player: coins into their wallet, 积分.
+        let paid = |u: Uuid| -> i64 {
+            let legs = end.settlement.iter();
+            legs.filter(|(p, _)| *p == Party::User(u))
+                .map(|(_, a)| a)
+                .sum()
+        };
+        let got = |u: Uuid| -> i64 {
+            let seats = end.users.iter().zip(&end.points);
+            seats.filter(|(p, _)| **p == Some(u)).map(|(_, d)| d).sum()
+        };
+        let wallets = users.iter().zip(&before.wallets);
+        let wallets = wallets.map(|(&u, w)| w + paid(u)).collect();
+        let scores = users.iter().zip(&before.scores);
+        let scores = scores.map(|(&u, s)| s + got(u)).collect();
         // Stakes at the deal would move a wallet the end moves too: one statement cannot
         // write a row twice.
         self.fork_pending()
