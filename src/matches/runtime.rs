@@ -215,13 +215,17 @@ impl Runtime {
         };
         let t = match cached.act_in_memory(user.id, &req.action) {
             Some(InMemory::Move(t)) => t,
-            Some(InMemory::HandEnd(t)) => {
-                return self.end_hand_fast(user, req, t, idempotency_key).await;
-            }
-            Some(InMemory::HandEndDealt(dealt)) => {
-                return self
-                    .end_and_deal_fast(user, req, &cached, dealt, idempotency_key)
-                    .await;
+            Some(InMemory::HandEnd { between, dealt }) => {
+                return match dealt {
+                    Some(dealt) => {
+                        self.end_and_deal_fast(user, req, between, *dealt, idempotency_key)
+                            .await
+                    }
+                    None => {
+                        self.end_hand_fast(user, req, between, idempotency_key)
+                            .await
+                    }
+                };
             }
             None => return Ok(declined),
         };
@@ -256,7 +260,7 @@ impl Runtime {
         &self,
         user: &AuthUser,
         req: &ActionRequest,
-        cached: &Table,
+        between: Table,
         dealt: Table,
         idempotency_key: Option<&str>,
     ) -> ApiResult<Fast> {
@@ -271,12 +275,9 @@ impl Runtime {
                 return Ok(Fast::NeedsTransaction);
             }
             EndStatement::NotPredicted => {
-                return match cached.act_in_memory_without_deal(user.id, &req.action) {
-                    Some(InMemory::HandEnd(t)) => {
-                        self.end_hand_fast(user, req, t, idempotency_key).await
-                    }
-                    _ => Ok(Fast::NeedsTransaction),
-                };
+                return self
+                    .end_hand_fast(user, req, between, idempotency_key)
+                    .await;
             }
         }
         self.counters.count(MovePath::Fast, 0);

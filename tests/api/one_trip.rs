@@ -180,6 +180,12 @@ async fn rows_of(app: &TestApp, id: &str) -> Value {
     serde_json::from_str(&dump).unwrap()
 }
 
+/// Two processes with the fast path on one database.
+async fn two_processes() -> (TestApp, TestApp) {
+    let url = fresh_database().await;
+    (process_on(&url, true).await, process_on(&url, true).await)
+}
+
 /// Two processes on databases of their own: one with the fast path, one without.
 async fn fast_and_slow() -> (TestApp, TestApp) {
     (
@@ -388,8 +394,7 @@ async fn a_table_left_between_hands_by_a_fast_hand_end_is_dealt_by_the_sweeper()
         assert!(moves < 500, "no hand ended");
         let (p, hint) = next_move(&app, &id, &players).await;
         let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
-        if let Some(InMemory::HandEnd(mut between)) =
-            t.act_in_memory_without_deal(p.id, &hint["action"])
+        if let Some(InMemory::HandEnd { mut between, .. }) = t.act_in_memory(p.id, &hint["action"])
         {
             // The first statement alone, as a process that died before the deal's.
             let EndStatement::Written(wallets, _) =
@@ -692,9 +697,7 @@ async fn one_statement_stakes_one_wallet_at_two_tables_and_never_overdraws_it() 
 
 #[tokio::test]
 async fn two_processes_racing_the_same_move_apply_it_once() {
-    let url = fresh_database().await;
-    let a = process_on(&url, true).await;
-    let b = process_on(&url, true).await;
+    let (a, b) = two_processes().await;
     let (id, players) = seeded_table(&a, 1, "trip").await;
     let rounds = 12;
     for _ in 0..rounds {
@@ -738,9 +741,7 @@ async fn two_processes_racing_the_same_move_apply_it_once() {
 /// once: one ends the hand (settled once) and deals the next, the other answers 409.
 #[tokio::test]
 async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
-    let url = fresh_database().await;
-    let a = process_on(&url, true).await;
-    let b = process_on(&url, true).await;
+    let (a, b) = two_processes().await;
     let (id, players) = staking_table(&a, 3, "race").await;
     let mut conn = a.pool.acquire().await.unwrap();
     let path = format!("/v1/matches/{id}/actions");
@@ -752,7 +753,7 @@ async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
         let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
         if !matches!(
             t.act_in_memory(p.id, &hint["action"]),
-            Some(InMemory::HandEnd(_) | InMemory::HandEndDealt(_))
+            Some(InMemory::HandEnd { .. })
         ) {
             let (s, v) = a.post(&path, &p.token, body).await;
             assert_eq!(s, StatusCode::OK, "{v}");
@@ -800,9 +801,7 @@ async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
 
 #[tokio::test]
 async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
-    let url = fresh_database().await;
-    let a = process_on(&url, true).await;
-    let b = process_on(&url, true).await;
+    let (a, b) = two_processes().await;
     let (id, players) = seeded_table(&a, 1, "trip").await;
     let (p, hint) = next_move(&a, &id, &players).await;
     let v = hint["version"].as_i64().unwrap();
@@ -840,9 +839,7 @@ async fn a_move_on_a_stale_cache_is_a_409_with_the_view_and_writes_nothing() {
 
 #[tokio::test]
 async fn a_keyed_retry_gets_the_stored_answer_from_either_process() {
-    let url = fresh_database().await;
-    let a = process_on(&url, true).await;
-    let b = process_on(&url, true).await;
+    let (a, b) = two_processes().await;
     let (id, players) = seeded_table(&a, 1, "trip").await;
     let (p, hint) = next_move(&a, &id, &players).await;
     assert_eq!(b.view(&id, p).await["version"], hint["version"]);

@@ -96,17 +96,6 @@ impl Table {
     /// has. At such a hand's end the next hand is dealt in memory too when this table knows
     /// its players' wallets and 积分 ([`Table::deal_over_end`]).
     pub fn act_in_memory(&self, user: Uuid, action: &Value) -> Option<InMemory> {
-        self.work_out(user, action, true)
-    }
-
-    /// [`Table::act_in_memory`] leaving a hand's end for two statements
-    /// ([`InMemory::HandEnd`]): after a statement for one found the wallets it was dealt
-    /// from gone.
-    pub fn act_in_memory_without_deal(&self, user: Uuid, action: &Value) -> Option<InMemory> {
-        self.work_out(user, action, false)
-    }
-
-    fn work_out(&self, user: Uuid, action: &Value, deal: bool) -> Option<InMemory> {
         if self.tournament_id.is_some() || self.status != Status::Playing {
             return None;
         }
@@ -131,10 +120,8 @@ impl Table {
             if !t.deals_next_at_once() {
                 return None;
             }
-            return Some(match deal.then(|| t.deal_over_end()).flatten() {
-                Some(dealt) => InMemory::HandEndDealt(dealt),
-                None => InMemory::HandEnd(t),
-            });
+            let dealt = t.deal_over_end().map(Box::new);
+            return Some(InMemory::HandEnd { between: t, dealt });
         }
         t.waits_for_players()?;
         Some(InMemory::Move(t))
@@ -588,14 +575,16 @@ struct NextHand {
 pub enum InMemory {
     /// A move that one save statement commits ([`save_many`]).
     Move(Table),
-    /// A move that ended the hand, the next to be dealt at once: [`Table::end_over_loaded`]
-    /// commits the table between hands, then [`Table::deal_in_memory`] deals the next hand
+    /// A move that ended the hand, the next to be dealt at once. `dealt`: the next hand dealt
+    /// over the end already ([`Table::deal_over_end`]), which one [`Table::end_over_loaded`]
+    /// commits with the move and the end, or nothing when the wallets or 积分 it was dealt
+    /// from are not the ledger's. Otherwise (or then) [`Table::end_over_loaded`] commits
+    /// `between`, the table between hands, and [`Table::deal_in_memory`] deals the next hand
     /// from the wallets and 积分 it returns.
-    HandEnd(Table),
-    /// The same with the next hand dealt already ([`Table::deal_over_end`]): one
-    /// [`Table::end_over_loaded`] commits the move, the end and the deal, or nothing when the
-    /// wallets or 积分 it was dealt from are not the ledger's.
-    HandEndDealt(Table),
+    HandEnd {
+        between: Table,
+        dealt: Option<Box<Table>>,
+    },
 }
 
 /// How long a table left between hands by a hand's end on the fast path waits for its deal's
