@@ -87,9 +87,10 @@ async fn lock_with_password(conn: &mut PgConnection, id: Uuid, password: &str) -
     }
 }
 
-/// Changes the password (the old one proves it is the owner). Tokens already issued stay valid
-/// until they expire.
-pub async fn change_password(pool: &PgPool, id: Uuid, old: &str, new: &str) -> ApiResult<()> {
+/// Changes the password (the old one proves it is the owner) and starts a new token
+/// generation: every token issued before is refused from the commit on, by every process
+/// (`paiju_tokens_revoked`). Returns the account, of the new generation.
+pub async fn change_password(pool: &PgPool, id: Uuid, old: &str, new: &str) -> ApiResult<User> {
     check_password(new)?;
     let mut tx = pool.begin().await?;
     lock_with_password(&mut tx, id, old).await?;
@@ -97,12 +98,37 @@ pub async fn change_password(pool: &PgPool, id: Uuid, old: &str, new: &str) -> A
     let hash = web::block(move || hash_password(&pw))
         .await
         .map_err(|e| ApiError::Internal(e.into()))??;
-    sqlx::query("UPDATE users SET password_hash = $2 WHERE id = $1")
-        .bind(id)
-        .bind(&hash)
-        .execute(&mut *tx)
-        .await?;
+    let (username, role, generation): (String, String, i64) = sqlx::query_as(
+        "UPDATE users SET password_hash = $2, token_gen = token_gen + 1,
+                          tokens_revoked_at = now()
+          WHERE id = $1 RETURNING username, role, token_gen",
+    )
+    .bind(id)
+    .bind(&hash)
+    .fetch_one(&mut *tx)
+    .await?;
+    notify_revoked(&mut tx, id, Some(generation)).await?;
     tx.commit().await?;
+    Ok(User {
+        id,
+        username,
+        role: Role::parse(&role).unwrap_or(Role::Player),
+        generation,
+    })
+}
+
+/// Tells every process, at commit, that `user`'s tokens before generation `generation` (all of them
+/// when `None`: the account was deleted) are refused.
+async fn notify_revoked(
+    conn: &mut PgConnection,
+    user: Uuid,
+    generation: Option<i64>,
+) -> ApiResult<()> {
+    let generation = generation.map_or_else(|| "deleted".to_string(), |g| g.to_string());
+    sqlx::query("SELECT pg_notify('paiju_tokens_revoked', $1)")
+        .bind(format!("{user}:{generation}"))
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
@@ -152,10 +178,7 @@ pub async fn delete(pool: &PgPool, id: Uuid, password: &str) -> ApiResult<()> {
         .execute(&mut *tx)
         .await?;
     // Every process refuses the account's tokens from the commit on.
-    sqlx::query("SELECT pg_notify('paiju_user_deleted', $1::text)")
-        .bind(id)
-        .execute(&mut *tx)
-        .await?;
+    notify_revoked(&mut tx, id, None).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -166,6 +189,9 @@ pub struct User {
     pub id: Uuid,
     pub username: String,
     pub role: Role,
+    /// The account's token generation, for the tokens issued to it now.
+    #[serde(skip)]
+    pub generation: i64,
 }
 
 /// Creates an account with its wallet. Used by registration and by the `PAIJU_ADMIN` bootstrap.
@@ -197,14 +223,15 @@ pub async fn create(pool: &PgPool, username: &str, password: &str, role: Role) -
         id,
         username: username.to_string(),
         role,
+        generation: 0,
     })
 }
 
 /// The account these credentials open (usernames match case-insensitively), or 401. An unknown
 /// username is checked against a dummy hash, so both failures take the same time.
 pub async fn authenticate(pool: &PgPool, c: &Credentials) -> ApiResult<User> {
-    let row: Option<(Uuid, String, String, String)> = sqlx::query_as(
-        "SELECT id, username, password_hash, role FROM users
+    let row: Option<(Uuid, String, String, String, i64)> = sqlx::query_as(
+        "SELECT id, username, password_hash, role, token_gen FROM users
           WHERE lower(username) = lower($1) AND deleted_at IS NULL",
     )
     .bind(&c.username)
@@ -220,10 +247,11 @@ pub async fn authenticate(pool: &PgPool, c: &Credentials) -> ApiResult<User> {
     .await
     .map_err(|e| ApiError::Internal(e.into()))?;
     match row {
-        Some((id, username, _, role)) if ok => Ok(User {
+        Some((id, username, _, role, generation)) if ok => Ok(User {
             id,
             username,
             role: Role::parse(&role).unwrap_or(Role::Player),
+            generation,
         }),
         _ => Err(ApiError::Unauthorized("wrong username or password".into())),
     }
@@ -290,16 +318,31 @@ pub async fn find_by_name(pool: &PgPool, username: &str) -> ApiResult<Option<Pro
 }
 
 /// Gives account `id` a role (effective on its next token, and at once for role-gated routes,
-/// which read the role now).
+/// which read the role now). A deleted account is not found; a bot's account is the server's
+/// and keeps its role.
 pub async fn set_role(pool: &PgPool, id: Uuid, role: Role) -> ApiResult<User> {
-    let row: Option<(Uuid, String)> =
-        sqlx::query_as("UPDATE users SET role = $2 WHERE id = $1 RETURNING id, username")
-            .bind(id)
-            .bind(role.as_str())
-            .fetch_optional(pool)
-            .await?;
-    let (id, username) = row.ok_or_else(|| ApiError::NotFound(format!("no user with id {id}")))?;
-    Ok(User { id, username, role })
+    let row: Option<(Uuid, String, i64)> = sqlx::query_as(
+        "UPDATE users SET role = $2 WHERE id = $1 AND deleted_at IS NULL AND NOT bot
+         RETURNING id, username, token_gen",
+    )
+    .bind(id)
+    .bind(role.as_str())
+    .fetch_optional(pool)
+    .await?;
+    match row {
+        Some((id, username, generation)) => Ok(User {
+            id,
+            username,
+            role,
+            generation,
+        }),
+        None => Err(crate::players::player_account(pool, id)
+            .await
+            .err()
+            .unwrap_or_else(|| {
+                ApiError::Conflict(format!("the account {id} changed meanwhile; retry"))
+            })),
+    }
 }
 
 /// `PAIJU_ADMIN`: creates the admin account, or makes an existing account with that password an

@@ -33,8 +33,9 @@ pub enum ApiError {
     MatchFull(String),
     #[error("{0}")]
     AlreadyRegistered(String),
+    /// Too many requests; the second field is the `Retry-After` in seconds.
     #[error("{0}")]
-    RateLimited(String),
+    RateLimited(String, u32),
     #[error("{0}")]
     Conflict(String),
     #[error("{0}")]
@@ -64,7 +65,7 @@ impl ApiError {
             ApiError::SeatTaken(_) => "seat_taken",
             ApiError::MatchFull(_) => "match_full",
             ApiError::AlreadyRegistered(_) => "already_registered",
-            ApiError::RateLimited(_) => "rate_limited",
+            ApiError::RateLimited(..) => "rate_limited",
             ApiError::Conflict(_) => "conflict",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
@@ -87,7 +88,7 @@ impl ApiError {
             ApiError::SeatTaken(_) => "Seat taken",
             ApiError::MatchFull(_) => "Match full",
             ApiError::AlreadyRegistered(_) => "Already registered",
-            ApiError::RateLimited(_) => "Too many requests",
+            ApiError::RateLimited(..) => "Too many requests",
             ApiError::Conflict(_) => "Conflict",
             ApiError::PayloadTooLarge(_) => "Payload too large",
             ApiError::MethodNotAllowed(_) => "Method not allowed",
@@ -152,7 +153,7 @@ impl ResponseError for ApiError {
             | ApiError::MatchFull(_)
             | ApiError::AlreadyRegistered(_)
             | ApiError::Conflict(_) => StatusCode::CONFLICT,
-            ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::RateLimited(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -169,8 +170,14 @@ impl ResponseError for ApiError {
         if matches!(self, ApiError::Unauthorized(_)) {
             res.insert_header(("WWW-Authenticate", "Bearer"));
         }
-        if matches!(self, ApiError::Unavailable(_)) {
-            res.insert_header(("Retry-After", "2"));
+        match self {
+            ApiError::Unavailable(_) => {
+                res.insert_header(("Retry-After", "2"));
+            }
+            ApiError::RateLimited(_, secs) => {
+                res.insert_header(("Retry-After", secs.to_string()));
+            }
+            _ => {}
         }
         res.json(self.problem())
     }

@@ -400,15 +400,7 @@ pub async fn grant(
             "note must be at most 500 bytes".into(),
         ));
     }
-    let exists: bool = sqlx::query_scalar(
-        "SELECT EXISTS (SELECT 1 FROM users WHERE id = $1 AND deleted_at IS NULL)",
-    )
-    .bind(user)
-    .fetch_one(&mut *conn)
-    .await?;
-    if !exists {
-        return Err(ApiError::NotFound(format!("no user with id {user}")));
-    }
+    crate::players::player_account(&mut *conn, user).await?;
     let meta = TxMeta {
         reason: Reason::Grant,
         note,

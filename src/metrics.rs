@@ -340,14 +340,10 @@ pub async fn rate_limit(
         )
     {
         let err = ApiError::RateLimited(
-            "too many register or login attempts from this address; wait a minute".into(),
+            "too many register, login or password attempts from this address; wait a minute".into(),
+            60,
         );
-        let mut res = err.error_response();
-        res.headers_mut().insert(
-            actix_web::http::header::RETRY_AFTER,
-            actix_web::http::header::HeaderValue::from_static("60"),
-        );
-        return Ok(req.into_response(res));
+        return Ok(req.into_response(err.error_response()));
     }
     Ok(next.call(req).await?.map_into_boxed_body())
 }

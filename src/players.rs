@@ -35,6 +35,24 @@ pub async fn current_role(conn: &mut PgConnection, user: Uuid) -> ApiResult<Role
     role.as_deref().and_then(Role::parse).ok_or_else(gone)
 }
 
+/// Refuses an id that is not a player's account: 404 for none or a deleted one, 409 for a
+/// server-side bot (its coins and role are the server's).
+pub async fn player_account<'c>(conn: impl sqlx::PgExecutor<'c>, id: Uuid) -> ApiResult<()> {
+    let bot: Option<bool> =
+        sqlx::query_scalar("SELECT bot FROM users WHERE id = $1 AND deleted_at IS NULL")
+            .bind(id)
+            .fetch_optional(conn)
+            .await?;
+    match bot {
+        None => Err(ApiError::NotFound(format!("no user with id {id}"))),
+        Some(true) => Err(ApiError::Conflict(format!(
+            "{id} is a server-side bot: the house funds it at its tables, and its account \
+             takes no grants or roles"
+        ))),
+        Some(false) => Ok(()),
+    }
+}
+
 fn gone() -> ApiError {
     ApiError::Unauthorized("the account of this token no longer exists".into())
 }

@@ -28,6 +28,7 @@ pub struct Application {
     pool: PgPool,
     stop: watch::Sender<bool>,
     background: Vec<JoinHandle<()>>,
+    streams: web::Data<Streams>,
 }
 
 /// The database to use: `DATABASE_URL`, or the project-local cluster (created on first run).
@@ -134,6 +135,7 @@ impl Application {
             runtime.hub(),
             config.stream.clone(),
         ));
+        let app_streams = streams.clone();
         let cors_origins = config.cors_origins.clone();
         let bot_data = web::Data::new(BotSettings {
             coins: config.bot_coins,
@@ -159,6 +161,9 @@ impl Application {
         .listen(listener)?
         .workers(config.workers)
         .shutdown_timeout(10)
+        // SIGINT/SIGTERM are ours (`run_until_stopped`): open streams end before the server
+        // waits for its connections.
+        .disable_signals()
         .run();
         tracing::info!(
             address = %format!("http://{}:{port}", config.bind.rsplit_once(':').map_or("127.0.0.1", |b| b.0)),
@@ -170,6 +175,7 @@ impl Application {
             pool,
             stop,
             background,
+            streams: app_streams,
         })
     }
 
@@ -181,9 +187,22 @@ impl Application {
         self.pool.clone()
     }
 
-    /// Serves until SIGINT/SIGTERM (in-flight requests finish), then stops the sweeper.
+    /// Serves until SIGINT/SIGTERM: open streams end at once, in-flight requests finish (for
+    /// up to 10 s), then the sweeper stops.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
-        let result = self.server.await;
+        let handle = self.server.handle();
+        let streams = self.streams.clone();
+        let mut server = self.server;
+        let result = tokio::select! {
+            r = &mut server => r,
+            signal = shutdown_signal() => {
+                tracing::info!(signal, open_streams = streams.open_count(), "shutting down");
+                streams.close_all();
+                // The command is sent now; the server, polled below, carries it out.
+                drop(handle.stop(true));
+                server.await
+            }
+        };
         let _ = self.stop.send(true);
         for task in self.background {
             task.abort();
@@ -191,6 +210,32 @@ impl Application {
         self.pool.close().await;
         tracing::info!("paiju stopped");
         Ok(result?)
+    }
+}
+
+/// The first SIGINT or SIGTERM, by name.
+async fn shutdown_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        match (
+            signal(SignalKind::terminate()),
+            signal(SignalKind::interrupt()),
+        ) {
+            (Ok(mut term), Ok(mut int)) => tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            },
+            _ => {
+                tracing::warn!("could not listen for signals; stop the server by killing it");
+                std::future::pending().await
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "ctrl-c"
     }
 }
 

@@ -1,4 +1,4 @@
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -21,19 +21,28 @@ pub struct Claims {
     pub aud: String,
     pub iat: i64,
     pub exp: i64,
+    /// The account's token generation when the token was issued: a password change starts a
+    /// new one and refuses every token of the generations before it. Tokens issued before
+    /// generations existed carry none and count as generation 0.
+    #[serde(default, rename = "gen")]
+    pub generation: i64,
 }
 
-/// Accounts deleted within a token's lifetime: tokens issued to them before the deletion may
-/// still be unexpired, and are refused. Filled from the database at start and whenever the
-/// notification listener (re)connects ([`Revoked::reload`]), from the `paiju_user_deleted`
-/// notification every deletion sends (every process), and at once by the process that
-/// deleted the account.
+/// Accounts whose older tokens are refused within a token's lifetime: deleted accounts (every
+/// token) and accounts whose password changed (the tokens of earlier generations). Filled from
+/// the database at start and whenever the notification listener (re)connects
+/// ([`Revoked::reload`]), from the `paiju_tokens_revoked` notification every deletion and
+/// password change sends (every process), and at once by the process that made the change.
 #[derive(Clone)]
 pub struct Revoked {
-    users: Arc<Mutex<HashSet<Uuid>>>,
+    /// The oldest token generation still accepted, by account ([`DELETED`] for none).
+    users: Arc<Mutex<HashMap<Uuid, i64>>>,
     /// A token's lifetime: how far back [`Revoked::reload`] reads deletions.
     ttl: Duration,
 }
+
+/// The generation no token reaches: a deleted account's.
+const DELETED: i64 = i64::MAX;
 
 impl Revoked {
     fn new(ttl: Duration) -> Revoked {
@@ -43,31 +52,68 @@ impl Revoked {
         }
     }
 
-    fn set(&self) -> std::sync::MutexGuard<'_, HashSet<Uuid>> {
+    fn map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, i64>> {
         self.users.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// `user`'s account was deleted.
+    /// `user`'s account was deleted: none of its tokens is accepted.
     pub fn add(&self, user: Uuid) {
-        self.set().insert(user);
+        self.refuse_before(user, DELETED);
     }
 
+    /// `user`'s tokens of generations before `generation` are refused.
+    pub fn refuse_before(&self, user: Uuid, generation: i64) {
+        let mut map = self.map();
+        let oldest = map.entry(user).or_insert(generation);
+        *oldest = (*oldest).max(generation);
+    }
+
+    /// Whether `user`'s account was deleted.
     pub fn contains(&self, user: Uuid) -> bool {
-        self.set().contains(&user)
+        self.map().get(&user) == Some(&DELETED)
     }
 
-    /// Reads the accounts deleted within a token's lifetime and a minute (older ones hold no
-    /// token still accepted, even with the verification's leeway and a clock apart: a deleted
-    /// account cannot log in).
+    /// Whether a token of `user`'s generation `generation` is refused.
+    pub fn refuses(&self, user: Uuid, generation: i64) -> bool {
+        self.map()
+            .get(&user)
+            .is_some_and(|&oldest| generation < oldest)
+    }
+
+    /// Reads the accounts deleted, and the password changes made, within a token's lifetime
+    /// and a minute (older ones hold no token still accepted, even with the verification's
+    /// leeway and a clock apart).
     pub async fn reload(&self, pool: &sqlx::PgPool) -> sqlx::Result<()> {
-        let users: Vec<Uuid> = sqlx::query_scalar(
-            "SELECT id FROM users WHERE deleted_at > now() - make_interval(secs => $1 + 60)",
+        let rows: Vec<(Uuid, Option<i64>)> = sqlx::query_as(
+            "SELECT id, CASE WHEN deleted_at IS NULL THEN token_gen END FROM users
+              WHERE deleted_at > now() - make_interval(secs => $1 + 60)
+                 OR tokens_revoked_at > now() - make_interval(secs => $1 + 60)",
         )
         .bind(self.ttl.as_secs_f64())
         .fetch_all(pool)
         .await?;
-        *self.set() = users.into_iter().collect();
+        *self.map() = rows
+            .into_iter()
+            .map(|(id, generation)| (id, generation.unwrap_or(DELETED)))
+            .collect();
         Ok(())
+    }
+}
+
+/// What [`Jwt::verify`] found.
+#[derive(Debug)]
+pub enum Checked {
+    /// A token this process checked before, account included.
+    Known(Claims),
+    /// A valid token seen for the first time: its account's existence is not checked yet.
+    New(Claims),
+}
+
+impl Checked {
+    pub fn claims(&self) -> &Claims {
+        match self {
+            Checked::Known(c) | Checked::New(c) => c,
+        }
     }
 }
 
@@ -103,12 +149,19 @@ impl Jwt {
         }
     }
 
-    /// The deleted accounts whose tokens are refused.
+    /// The accounts whose older tokens are refused.
     pub fn revoked(&self) -> &Revoked {
         &self.revoked
     }
 
-    pub fn issue(&self, id: Uuid, name: &str, role: Role) -> anyhow::Result<String> {
+    /// A token for account `id` of token generation `generation`.
+    pub fn issue(
+        &self,
+        id: Uuid,
+        name: &str,
+        role: Role,
+        generation: i64,
+    ) -> anyhow::Result<String> {
         let now = chrono::Utc::now().timestamp();
         let claims = Claims {
             sub: id,
@@ -118,6 +171,7 @@ impl Jwt {
             aud: AUDIENCE.into(),
             iat: now,
             exp: now + self.ttl.as_secs() as i64,
+            generation,
         };
         Ok(encode(
             &Header::new(Algorithm::HS256),
@@ -126,35 +180,45 @@ impl Jwt {
         )?)
     }
 
-    /// The token's claims: signed by this secret, unexpired, issued to an account that was not
-    /// deleted since.
-    pub fn verify(&self, token: &str) -> Result<Claims, ApiError> {
-        let claims = self.verify_signature(token)?;
-        if self.revoked.contains(claims.sub) {
+    /// The token's claims, when it is signed by this secret, unexpired and of a generation
+    /// its account still accepts (not deleted, no password change since). `Checked::New` for a
+    /// token this process has not seen: the caller checks that its account exists, then
+    /// [`Jwt::remember`]s it.
+    pub fn verify(&self, token: &str) -> Result<Checked, ApiError> {
+        let checked = self.verify_signature(token)?;
+        let claims = checked.claims();
+        if self.revoked.refuses(claims.sub, claims.generation) {
             return Err(ApiError::Unauthorized(
-                "the account this token was issued to has been deleted".into(),
+                if self.revoked.contains(claims.sub) {
+                    "the account this token was issued to has been deleted".into()
+                } else {
+                    "the password was changed after this token was issued; log in again".into()
+                },
             ));
         }
-        Ok(claims)
+        Ok(checked)
     }
 
-    fn verify_signature(&self, token: &str) -> Result<Claims, ApiError> {
+    fn verify_signature(&self, token: &str) -> Result<Checked, ApiError> {
         let now = chrono::Utc::now().timestamp();
         let leeway = self.validation.leeway as i64;
         if let Ok(verified) = self.verified.lock()
             && let Some(c) = verified.get(token)
             && c.exp + leeway > now
         {
-            return Ok(c.clone());
+            return Ok(Checked::Known(c.clone()));
         }
-        let claims = self.decode(token)?;
+        self.decode(token).map(Checked::New)
+    }
+
+    /// Remembers a token whose account was found, so later requests need not look it up.
+    pub fn remember(&self, token: &str, claims: &Claims) {
         if let Ok(mut verified) = self.verified.lock() {
             if verified.len() >= VERIFIED_CAPACITY {
                 verified.clear();
             }
             verified.insert(token.to_string(), claims.clone());
         }
-        Ok(claims)
     }
 
     fn decode(&self, token: &str) -> Result<Claims, ApiError> {
@@ -187,8 +251,8 @@ mod tests {
     #[test]
     fn issued_tokens_verify_and_carry_the_role() {
         let id = Uuid::new_v4();
-        let t = jwt().issue(id, "ann", Role::Organiser).unwrap();
-        let c = jwt().verify(&t).unwrap();
+        let t = jwt().issue(id, "ann", Role::Organiser, 0).unwrap();
+        let c = jwt().verify(&t).unwrap().claims().clone();
         assert_eq!(
             (c.sub, c.role, c.name.as_str()),
             (id, Role::Organiser, "ann")
@@ -199,8 +263,8 @@ mod tests {
     fn tokens_of_a_deleted_account_are_refused_even_when_verified_before() {
         let jwt = jwt();
         let (gone, kept) = (Uuid::new_v4(), Uuid::new_v4());
-        let t = jwt.issue(gone, "gone", Role::Player).unwrap();
-        let other = jwt.issue(kept, "kept", Role::Player).unwrap();
+        let t = jwt.issue(gone, "gone", Role::Player, 0).unwrap();
+        let other = jwt.issue(kept, "kept", Role::Player, 0).unwrap();
         assert!(jwt.verify(&t).is_ok());
         jwt.revoked().add(gone);
         let err = jwt.verify(&t).unwrap_err();
@@ -209,9 +273,29 @@ mod tests {
     }
 
     #[test]
+    fn a_password_change_refuses_the_older_generations_only() {
+        let jwt = jwt();
+        let user = Uuid::new_v4();
+        let old = jwt.issue(user, "ann", Role::Player, 0).unwrap();
+        jwt.revoked().refuse_before(user, 1);
+        let err = jwt.verify(&old).unwrap_err();
+        assert!(err.to_string().contains("password was changed"), "{err}");
+        let new = jwt.issue(user, "ann", Role::Player, 1).unwrap();
+        assert!(jwt.verify(&new).is_ok());
+        // A late notification of an older change does not bring old tokens back.
+        jwt.revoked().refuse_before(user, 0);
+        assert!(jwt.verify(&old).is_err());
+        jwt.revoked().add(user);
+        assert!(
+            jwt.verify(&new).is_err(),
+            "a deletion refuses every generation"
+        );
+    }
+
+    #[test]
     fn tokens_signed_with_another_secret_or_alg_none_are_refused() {
         let t = Jwt::new(b"other", Duration::from_secs(60))
-            .issue(Uuid::new_v4(), "x", Role::Admin)
+            .issue(Uuid::new_v4(), "x", Role::Admin, 0)
             .unwrap();
         assert!(jwt().verify(&t).is_err());
         // {"alg":"none"} header with the same claims and an empty signature.
@@ -224,8 +308,10 @@ mod tests {
     fn expired_tokens_are_refused() {
         let j = Jwt::new(b"s", Duration::from_secs(0));
         let mut c = j
-            .verify(&j.issue(Uuid::new_v4(), "x", Role::Player).unwrap())
-            .unwrap();
+            .verify(&j.issue(Uuid::new_v4(), "x", Role::Player, 0).unwrap())
+            .unwrap()
+            .claims()
+            .clone();
         c.exp -= 120;
         let t = encode(
             &Header::new(Algorithm::HS256),
@@ -239,13 +325,18 @@ mod tests {
     #[test]
     fn a_remembered_token_still_expires() {
         let j = jwt();
-        let t = j.issue(Uuid::new_v4(), "x", Role::Player).unwrap();
-        let mut claims = j.verify(&t).unwrap();
-        assert!(j.verified.lock().unwrap().contains_key(&t), "remembered");
+        let t = j.issue(Uuid::new_v4(), "x", Role::Player, 0).unwrap();
+        let mut claims = j.verify(&t).unwrap().claims().clone();
+        assert!(
+            matches!(j.verify(&t), Ok(Checked::New(_))),
+            "not remembered before its account was found"
+        );
+        j.remember(&t, &claims);
+        assert!(matches!(j.verify(&t), Ok(Checked::Known(_))), "remembered");
         // A remembered token past its expiry is checked in full again (and this one, signed
         // with another secret, then fails).
         let other = Jwt::new(b"other", Duration::from_secs(60))
-            .issue(Uuid::new_v4(), "y", Role::Admin)
+            .issue(Uuid::new_v4(), "y", Role::Admin, 0)
             .unwrap();
         claims.exp = chrono::Utc::now().timestamp() - 120;
         j.verified.lock().unwrap().insert(other.clone(), claims);

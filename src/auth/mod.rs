@@ -3,14 +3,13 @@
 mod jwt;
 mod password;
 
-pub use jwt::{Claims, Jwt, Revoked};
+pub use jwt::{Checked, Claims, Jwt, Revoked};
 pub use password::{hash_password, verify_password};
-
-use std::future::{Ready, ready};
 
 use actix_web::dev::Payload;
 use actix_web::{FromRequest, HttpRequest, web};
-use sqlx::PgConnection;
+use futures_util::future::LocalBoxFuture;
+use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -50,6 +49,8 @@ pub struct AuthUser {
     pub id: Uuid,
     pub username: String,
     pub role: Role,
+    /// The token's generation (a password change starts a new one).
+    pub generation: i64,
 }
 
 impl AuthUser {
@@ -69,25 +70,26 @@ impl AuthUser {
     }
 }
 
+/// The one gate of every authenticated route: a valid token of an account that exists, was
+/// not deleted and has not changed its password since the token was issued.
 impl FromRequest for AuthUser {
     type Error = ApiError;
-    type Future = Ready<Result<Self, Self::Error>>;
+    type Future = LocalBoxFuture<'static, Result<Self, Self::Error>>;
 
     fn from_request(req: &HttpRequest, _: &mut Payload) -> Self::Future {
-        ready(authenticate(req))
+        let req = req.clone();
+        Box::pin(async move { authenticate_or_token(&req, None).await })
     }
 }
 
-fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
-    let jwt = req
-        .app_data::<web::Data<Jwt>>()
-        .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("Jwt is not configured")))?;
+/// The bearer token of `Authorization`.
+fn bearer(req: &HttpRequest) -> Result<&str, ApiError> {
     let header = req
         .headers()
         .get(actix_web::http::header::AUTHORIZATION)
         .ok_or_else(|| ApiError::Unauthorized("missing Authorization: Bearer token".into()))?;
     // The scheme name is case-insensitive (RFC 7235).
-    let token = header
+    header
         .to_str()
         .ok()
         .and_then(|h| h.trim_start().split_once(' '))
@@ -96,33 +98,69 @@ fn authenticate(req: &HttpRequest) -> Result<AuthUser, ApiError> {
         .filter(|t| !t.is_empty())
         .ok_or_else(|| {
             ApiError::Unauthorized("the Authorization header must be \"Bearer <token>\"".into())
-        })?;
-    verify(jwt, token)
+        })
 }
 
-fn verify(jwt: &Jwt, token: &str) -> Result<AuthUser, ApiError> {
-    let claims = jwt.verify(token)?;
-    Ok(AuthUser {
-        id: claims.sub,
-        username: claims.name,
-        role: claims.role,
+fn app_data<T: 'static>(req: &HttpRequest) -> Result<&web::Data<T>, ApiError> {
+    req.app_data::<web::Data<T>>().ok_or_else(|| {
+        ApiError::Internal(anyhow::anyhow!(
+            "{} is not configured",
+            std::any::type_name::<T>()
+        ))
     })
 }
 
 /// The caller from `Authorization: Bearer`, or else from `token` (an `access_token` query
-/// parameter: a browser's `EventSource` cannot send headers).
-pub fn authenticate_or_token(req: &HttpRequest, token: Option<&str>) -> Result<AuthUser, ApiError> {
-    match token {
+/// parameter: a browser's `EventSource` cannot send headers). A token this process has not
+/// seen before is checked against its account once, then remembered.
+pub async fn authenticate_or_token(
+    req: &HttpRequest,
+    token: Option<&str>,
+) -> Result<AuthUser, ApiError> {
+    let token = match token {
         Some(t)
             if !req
                 .headers()
                 .contains_key(actix_web::http::header::AUTHORIZATION) =>
         {
-            let jwt = req
-                .app_data::<web::Data<Jwt>>()
-                .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("Jwt is not configured")))?;
-            verify(jwt, t)
+            t
         }
-        _ => authenticate(req),
-    }
+        _ => bearer(req)?,
+    };
+    let jwt = app_data::<Jwt>(req)?;
+    let claims = match jwt.verify(token)? {
+        Checked::Known(c) => c,
+        Checked::New(c) => {
+            let pool = app_data::<PgPool>(req)?;
+            let generation: Option<i64> = sqlx::query_scalar(
+                "SELECT token_gen FROM users WHERE id = $1 AND deleted_at IS NULL",
+            )
+            .bind(c.sub)
+            .fetch_optional(pool.get_ref())
+            .await?;
+            match generation {
+                None => {
+                    return Err(ApiError::Unauthorized(
+                        "the account of this token does not exist".into(),
+                    ));
+                }
+                Some(generation) if c.generation < generation => {
+                    jwt.revoked().refuse_before(c.sub, generation);
+                    return Err(ApiError::Unauthorized(
+                        "the password was changed after this token was issued; log in again".into(),
+                    ));
+                }
+                Some(_) => {
+                    jwt.remember(token, &c);
+                    c
+                }
+            }
+        }
+    };
+    Ok(AuthUser {
+        id: claims.sub,
+        username: claims.name,
+        role: claims.role,
+        generation: claims.generation,
+    })
 }

@@ -42,6 +42,9 @@ struct MyMatch {
     seat: i32,
     hand_no: i32,
     to_act: Vec<i32>,
+    /// Who is asked is a secret now: the list shows the caller's own seat only.
+    #[serde(skip)]
+    to_act_hidden: bool,
     #[sqlx(skip)]
     your_turn: bool,
     deadline: Option<DateTime<Utc>>,
@@ -68,7 +71,7 @@ pub async fn mine(pool: &PgPool, user: Uuid, q: &ListQuery) -> ApiResult<Value> 
     let before = q.before.as_deref().map(cursor::decode).transpose()?;
     let rows: Vec<MyMatch> = sqlx::query_as(
         "SELECT m.id, m.game, m.seats, m.status, m.version, s.seat, m.hand_no, m.to_act,
-                false AS your_turn, m.deadline_at AS deadline, m.tournament_id, m.created_at
+                m.to_act_hidden, false AS your_turn, m.deadline_at AS deadline, m.tournament_id, m.created_at
            FROM match_seats s JOIN matches m ON m.id = s.match_id
           WHERE s.user_id = $1 AND ($2::text[] IS NULL OR m.status = ANY ($2))
             AND ($3::timestamptz IS NULL OR (m.created_at, m.id) < ($3, $4))
@@ -85,6 +88,10 @@ pub async fn mine(pool: &PgPool, user: Uuid, q: &ListQuery) -> ApiResult<Value> 
     .await?;
     let (mut rows, next_before) = page(rows, limit, |m| cursor::encode(m.created_at, m.id));
     for m in &mut rows {
+        if m.to_act_hidden {
+            let seat = m.seat;
+            m.to_act.retain(|&s| s == seat);
+        }
         m.your_turn = m.status == "playing" && m.to_act.contains(&m.seat);
     }
     Ok(json!({ "matches": rows, "has_more": next_before.is_some(), "next_before": next_before }))

@@ -3,8 +3,9 @@
 //! LISTENs, so a long-poll learns of a new version, in this process or in any other, without
 //! asking the database. A match whose version is unknown here (never notified since this
 //! process started, or the listener reconnected since) is looked up in the database once.
-//! The same listener hears of new player notices (`paiju_user`) and of deleted accounts
-//! (`paiju_user_deleted`), whose tokens every process then refuses.
+//! The same listener hears of new player notices (`paiju_user`) and of revoked tokens
+//! (`paiju_tokens_revoked`: a deleted account, a password change), which every process then
+//! refuses.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -29,7 +30,7 @@ pub struct Hub {
     /// Players with a stream open in this process: bumped when a notice of theirs is committed
     /// (`paiju_user`), or when notifications may have been missed.
     users: Arc<Mutex<HashMap<Uuid, watch::Sender<u64>>>>,
-    /// Deleted accounts whose tokens are refused (`paiju_user_deleted`).
+    /// Accounts whose older tokens are refused (`paiju_tokens_revoked`).
     revoked: Option<Revoked>,
 }
 
@@ -79,9 +80,12 @@ impl Hub {
             });
     }
 
-    /// Whether `user`'s account was deleted (its tokens are refused).
-    pub fn deleted(&self, user: Uuid) -> bool {
-        self.revoked.as_ref().is_some_and(|r| r.contains(user))
+    /// Whether `user`'s tokens of generation `generation` are refused (the account was deleted, or
+    /// its password changed since).
+    pub fn refuses(&self, user: Uuid, generation: i64) -> bool {
+        self.revoked
+            .as_ref()
+            .is_some_and(|r| r.refuses(user, generation))
     }
 
     fn user_map(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, watch::Sender<u64>>> {
@@ -143,7 +147,7 @@ impl Hub {
     async fn listen(&self, pool: &PgPool) -> sqlx::Result<()> {
         let mut listener = PgListener::connect_with(pool).await?;
         listener
-            .listen_all(["paiju_match", "paiju_user", "paiju_user_deleted"])
+            .listen_all(["paiju_match", "paiju_user", "paiju_tokens_revoked"])
             .await?;
         // Commits made while no listener was connected were not announced.
         self.forget_all();
@@ -159,10 +163,16 @@ impl Hub {
                     "the notification connection was lost".into(),
                 ));
             };
-            if n.channel() == "paiju_user_deleted" {
-                if let (Some(revoked), Ok(user)) = (&self.revoked, n.payload().parse()) {
-                    revoked.add(user);
-                    // Their open streams wake, find the account gone and end.
+            if n.channel() == "paiju_tokens_revoked" {
+                if let Some(revoked) = &self.revoked
+                    && let Some((user, generation)) = n.payload().split_once(':')
+                    && let Ok(user) = user.parse()
+                {
+                    match generation.parse() {
+                        Ok(generation) => revoked.refuse_before(user, generation),
+                        Err(_) => revoked.add(user),
+                    }
+                    // Their open streams wake, find their tokens refused and end.
                     self.publish_user(user);
                 }
                 continue;

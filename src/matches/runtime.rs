@@ -481,12 +481,17 @@ impl Runtime {
     /// A 提示 for the caller: the move the game's bot would make in their seat now.
     pub async fn hint(&self, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
         let t = self.read(id).await?;
-        let seat = t
-            .seat_of(user.id)
-            .ok_or_else(|| ApiError::Forbidden("you are not seated at this match".into()))?;
-        let action = t.hint(seat).ok_or_else(|| {
-            ApiError::NotYourTurn("there is nothing to hint: your seat need not act now".into())
-        })?;
+        if t.seat_of(user.id).is_none() {
+            return Err(ApiError::Forbidden(
+                "you are not seated at this match".into(),
+            ));
+        }
+        let action = t
+            .hand_seat_of(user.id)
+            .and_then(|seat| t.hint(seat))
+            .ok_or_else(|| {
+                ApiError::NotYourTurn("there is nothing to hint: your seat need not act now".into())
+            })?;
         Ok(json!({ "version": t.version(), "action": action }))
     }
 

@@ -16,10 +16,19 @@
 //! The stream is pulled: nothing is read from the database until the client has taken what was
 //! sent, and versions that came meanwhile are merged into one `match` event, so a slow client
 //! costs no memory. One account may hold `StreamSettings::per_user` streams at once.
+//!
+//! A stream's setup uses at most one pooled connection at a time, briefly, so a burst of
+//! reconnects cannot starve other requests. actix notices a client that went away only when
+//! it writes to the connection: when an account is at its limit, its streams are asked to
+//! write a probe ([`PROBE_GAP`] apart, twice: the first write to a closed peer succeeds, the
+//! second fails), so streams whose clients are gone end and free their slots before the new
+//! stream is refused. A refused stream says `Retry-After`. At shutdown every stream ends
+//! ([`Streams::close_all`]), so the server stops without waiting for them.
 
 use std::collections::{HashMap, VecDeque};
 use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use actix_web::web::Bytes;
 use chrono::{DateTime, Utc};
@@ -41,8 +50,24 @@ pub struct Streams {
     pool: PgPool,
     hub: Hub,
     settings: StreamSettings,
-    open: Mutex<HashMap<Uuid, usize>>,
+    open: Mutex<HashMap<Uuid, Slots>>,
+    /// Set once the server shuts down: every stream ends.
+    closing: watch::Sender<bool>,
 }
+
+/// One account's open streams in this process.
+struct Slots {
+    count: usize,
+    /// Bumped to ask every stream of the account to write a probe.
+    probe: watch::Sender<u64>,
+}
+
+/// Between a probe's two writes: time for a closed peer's reset to come back.
+const PROBE_GAP: Duration = Duration::from_millis(40);
+/// How long an open at the limit waits for probed streams to end before it is refused.
+const PROBE_WAIT: Duration = Duration::from_millis(600);
+/// What a refused stream's `Retry-After` says, in seconds.
+const RETRY_AFTER_SECS: u32 = 5;
 
 /// What the stream says of a match.
 #[derive(Clone, Debug, Serialize, sqlx::FromRow)]
@@ -52,6 +77,9 @@ struct MatchNews {
     status: String,
     hand_no: i32,
     to_act: Vec<i32>,
+    /// Who is asked is a secret now: the news shows the player's own seat only.
+    #[serde(skip)]
+    to_act_hidden: bool,
     #[sqlx(skip)]
     your_turn: bool,
     deadline: Option<DateTime<Utc>>,
@@ -62,6 +90,10 @@ struct MatchNews {
 
 impl MatchNews {
     fn finish(mut self) -> Self {
+        if self.to_act_hidden {
+            let seat = self.seat;
+            self.to_act.retain(|&s| Some(s) == seat);
+        }
         self.your_turn =
             self.status == "playing" && self.seat.is_some_and(|s| self.to_act.contains(&s));
         self
@@ -74,7 +106,7 @@ impl MatchNews {
 }
 
 const NEWS_COLUMNS: &str = "m.id AS match_id, m.version, m.status, m.hand_no, m.to_act,
-    false AS your_turn, m.deadline_at AS deadline";
+    m.to_act_hidden, false AS your_turn, m.deadline_at AS deadline";
 
 struct Followed {
     rx: watch::Receiver<i64>,
@@ -85,18 +117,26 @@ struct Followed {
 struct Live {
     streams: Arc<Streams>,
     user: Uuid,
+    /// The generation of the token that opened the stream.
+    generation: i64,
     /// The last notice sent: every event carries it as its id.
     last_id: i64,
     notices: watch::Receiver<u64>,
     matches: HashMap<Uuid, Followed>,
     queue: VecDeque<Bytes>,
     heartbeat: Interval,
+    probe: watch::Receiver<u64>,
+    /// A probe's second write is due.
+    probing: bool,
+    closing: watch::Receiver<bool>,
 }
 
 enum Wake {
     Notices,
     Match(Uuid),
     Heartbeat,
+    Probe,
+    Closing,
 }
 
 impl Streams {
@@ -106,46 +146,94 @@ impl Streams {
             hub,
             settings,
             open: Mutex::new(HashMap::new()),
+            closing: watch::channel(false).0,
         }
     }
 
-    fn counts(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, usize>> {
+    fn slots(&self) -> std::sync::MutexGuard<'_, HashMap<Uuid, Slots>> {
         self.open.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Streams open in this process.
+    pub fn open_count(&self) -> usize {
+        self.slots().values().map(|s| s.count).sum()
+    }
+
+    /// Ends every stream (the server is shutting down) and refuses new ones.
+    pub fn close_all(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Takes one of `user`'s slots: at the limit, probes the account's streams and waits up
+    /// to [`PROBE_WAIT`] for those whose clients went away to end. Returns the account's probe
+    /// receiver.
+    async fn take_slot(&self, user: Uuid) -> ApiResult<watch::Receiver<u64>> {
+        let until = Instant::now() + PROBE_WAIT;
+        let mut probed = false;
+        loop {
+            if *self.closing.borrow() {
+                return Err(ApiError::Unavailable("the server is shutting down".into()));
+            }
+            {
+                let mut slots = self.slots();
+                let s = slots.entry(user).or_insert_with(|| Slots {
+                    count: 0,
+                    probe: watch::channel(0).0,
+                });
+                if s.count < self.settings.per_user {
+                    s.count += 1;
+                    return Ok(s.probe.subscribe());
+                }
+                if !probed {
+                    s.probe.send_modify(|n| *n = n.wrapping_add(1));
+                    probed = true;
+                }
+            }
+            if Instant::now() >= until {
+                return Err(ApiError::RateLimited(
+                    format!(
+                        "an account may have {} streams open at once; close one first",
+                        self.settings.per_user
+                    ),
+                    RETRY_AFTER_SECS,
+                ));
+            }
+            tokio::time::sleep(PROBE_GAP).await;
+        }
     }
 
     /// Opens a stream for `user`, resuming after notice `last_event_id` when given.
     pub async fn open(
         self: Arc<Self>,
         user: Uuid,
+        generation: i64,
         last_event_id: Option<i64>,
     ) -> ApiResult<impl Stream<Item = Result<Bytes, Infallible>> + use<>> {
-        {
-            let mut counts = self.counts();
-            let n = counts.entry(user).or_default();
-            if *n >= self.settings.per_user {
-                return Err(ApiError::RateLimited(format!(
-                    "an account may have {} streams open at once; close one first",
-                    self.settings.per_user
-                )));
-            }
-            *n += 1;
-        }
+        let probe = self.take_slot(user).await?;
         let period = self.settings.heartbeat;
         let mut heartbeat = tokio::time::interval_at(Instant::now() + period, period);
         heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut live = Live {
             notices: self.hub.subscribe_user(user),
+            closing: self.closing.subscribe(),
             streams: self,
             user,
+            generation,
             last_id: 0,
             matches: HashMap::new(),
             queue: VecDeque::new(),
             heartbeat,
+            probe,
+            probing: false,
         };
         live.start(last_event_id).await?;
         Ok(futures_util::stream::unfold(live, |mut live| async move {
             match live.next_frame().await {
                 Ok(frame) => Some((Ok(frame), live)),
+                Err(ApiError::Unavailable(why)) => {
+                    tracing::debug!(user_id = %live.user, why, "player stream closed");
+                    None
+                }
                 Err(e) => {
                     tracing::warn!(user_id = %live.user, error = %e, "player stream ended");
                     None
@@ -157,14 +245,14 @@ impl Streams {
 
 impl Drop for Live {
     fn drop(&mut self) {
-        let mut counts = self.streams.counts();
-        if let Some(n) = counts.get_mut(&self.user) {
-            *n -= 1;
-            if *n == 0 {
-                counts.remove(&self.user);
+        let mut slots = self.streams.slots();
+        if let Some(s) = slots.get_mut(&self.user) {
+            s.count -= 1;
+            if s.count == 0 {
+                slots.remove(&self.user);
             }
         }
-        drop(counts);
+        drop(slots);
         // This stream's receiver goes after this; a later stream subscribes anew.
         let (_, closed) = watch::channel(0u64);
         drop(std::mem::replace(&mut self.notices, closed));
@@ -181,28 +269,29 @@ impl Live {
     }
 
     /// The first events: the retry delay, the notices missed since `last_event_id`, `hello`.
+    /// One pooled connection at a time, each held for its reads only.
     async fn start(&mut self, last_event_id: Option<i64>) -> ApiResult<()> {
         self.queue.push_back(Bytes::from_static(b"retry: 2000\n\n"));
-        let mut conn = self.streams.pool.acquire().await?;
-        crate::players::current_role(&mut conn, self.user).await?;
-        match last_event_id {
-            Some(id) => {
-                self.last_id = id;
-                drop(conn);
-                self.read_notices().await?;
+        let live = {
+            let mut conn = self.streams.pool.acquire().await?;
+            if last_event_id.is_none() {
+                self.last_id = notices::newest(&mut conn, self.user).await?;
             }
-            None => self.last_id = notices::newest(&mut conn, self.user).await?,
+            let live: Vec<MatchNews> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                "SELECT {NEWS_COLUMNS}, s.seat
+                   FROM match_seats s JOIN matches m ON m.id = s.match_id
+                  WHERE s.user_id = $1 AND m.status IN ('waiting', 'playing')
+                  ORDER BY m.created_at"
+            )))
+            .bind(self.user)
+            .fetch_all(&mut *conn)
+            .await?;
+            live
+        };
+        if let Some(id) = last_event_id {
+            self.last_id = id;
+            self.read_notices().await?;
         }
-        let mut conn = self.streams.pool.acquire().await?;
-        let live: Vec<MatchNews> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT {NEWS_COLUMNS}, s.seat
-               FROM match_seats s JOIN matches m ON m.id = s.match_id
-              WHERE s.user_id = $1 AND m.status IN ('waiting', 'playing')
-              ORDER BY m.created_at"
-        )))
-        .bind(self.user)
-        .fetch_all(&mut *conn)
-        .await?;
         let live: Vec<MatchNews> = live.into_iter().map(MatchNews::finish).collect();
         for m in &live {
             self.follow(m.match_id, m.version);
@@ -222,17 +311,34 @@ impl Live {
 
     async fn next_frame(&mut self) -> ApiResult<Bytes> {
         loop {
-            // The account was deleted since the stream opened: its token is refused now.
-            if self.streams.hub.deleted(self.user) {
-                return Err(ApiError::Unauthorized("the account was deleted".into()));
+            // The account was deleted, or its password changed, since the stream opened: its
+            // token is refused now.
+            if self.streams.hub.refuses(self.user, self.generation) {
+                return Err(ApiError::Unauthorized(
+                    "the token that opened this stream was revoked".into(),
+                ));
             }
             if let Some(frame) = self.queue.pop_front() {
                 return Ok(frame);
+            }
+            if self.probing {
+                // The first probe went out; a closed peer's reset has had time to come back,
+                // and this write then fails, which ends the stream.
+                self.probing = false;
+                tokio::time::sleep(PROBE_GAP).await;
+                return Ok(Bytes::from_static(b": probe\n\n"));
             }
             match self.wait().await {
                 Wake::Notices => self.read_notices().await?,
                 Wake::Match(id) => self.match_changed(id).await?,
                 Wake::Heartbeat => self.queue.push_back(Bytes::from_static(b": ping\n\n")),
+                Wake::Probe => {
+                    self.probing = true;
+                    self.queue.push_back(Bytes::from_static(b": probe\n\n"));
+                }
+                Wake::Closing => {
+                    return Err(ApiError::Unavailable("the server is shutting down".into()));
+                }
             }
         }
     }
@@ -242,8 +348,13 @@ impl Live {
             notices,
             matches,
             heartbeat,
+            probe,
+            closing,
             ..
         } = self;
+        if *closing.borrow() {
+            return Wake::Closing;
+        }
         let changed = async {
             if matches.is_empty() {
                 return std::future::pending().await;
@@ -266,6 +377,13 @@ impl Live {
             }
             id = changed => Wake::Match(id),
             _ = heartbeat.tick() => Wake::Heartbeat,
+            r = probe.changed() => {
+                if r.is_err() {
+                    return std::future::pending().await;
+                }
+                Wake::Probe
+            }
+            _ = closing.changed() => Wake::Closing,
         }
     }
 

@@ -6,10 +6,10 @@ use crate::accounts::{self, Credentials, User};
 use crate::auth::{Jwt, Role};
 use crate::error::ApiResult;
 
-fn session(jwt: &Jwt, user: &User) -> ApiResult<serde_json::Value> {
+pub fn session(jwt: &Jwt, user: &User) -> ApiResult<serde_json::Value> {
     Ok(json!({
         "user": user,
-        "access_token": jwt.issue(user.id, &user.username, user.role)?,
+        "access_token": jwt.issue(user.id, &user.username, user.role, user.generation)?,
         "token_type": "Bearer",
     }))
 }

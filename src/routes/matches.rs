@@ -80,12 +80,19 @@ pub async fn join(
     pool: web::Data<PgPool>,
     user: AuthUser,
     path: web::Path<Uuid>,
-    body: Option<web::Json<JoinMatch>>,
+    body: web::Bytes,
 ) -> ApiResult<HttpResponse> {
-    let req = body.map(web::Json::into_inner).unwrap_or(JoinMatch {
-        seat: None,
-        buy_in: None,
-    });
+    // The body is optional, but one that is sent must be a valid `JoinMatch` (a seat of -1 is
+    // refused, not read as "any seat").
+    let req: JoinMatch = if body.iter().all(u8::is_ascii_whitespace) {
+        JoinMatch {
+            seat: None,
+            buy_in: None,
+        }
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))?
+    };
     Ok(view_response(
         matches::join(&pool, &user, path.into_inner(), req).await?,
     ))

@@ -35,7 +35,6 @@ pub async fn ledger(
         )));
     }
     let mut conn = pool.acquire().await?;
-    crate::players::current_role(&mut conn, user.id).await?;
     let mut entries = crate::ledger::entries(&mut conn, user.id, limit + 1, q.before).await?;
     let has_more = entries.len() as i64 > limit;
     entries.truncate(limit as usize);
@@ -56,16 +55,25 @@ pub struct PasswordChange {
     new_password: String,
 }
 
-#[put("/v1/me/password")]
+/// Answers a new session: every token issued before the change is refused from now on. The
+/// limiter counts these attempts with logins (a stolen token must not guess the password).
+#[put(
+    "/v1/me/password",
+    wrap = "actix_web::middleware::from_fn(crate::metrics::rate_limit)"
+)]
 pub async fn change_password(
     pool: web::Data<PgPool>,
+    jwt: web::Data<Jwt>,
     user: AuthUser,
     body: web::Json<PasswordChange>,
 ) -> ApiResult<HttpResponse> {
-    crate::accounts::change_password(&pool, user.id, &body.old_password, &body.new_password)
-        .await?;
-    tracing::info!(user_id = %user.id, "password changed");
-    Ok(HttpResponse::NoContent().finish())
+    let changed =
+        crate::accounts::change_password(&pool, user.id, &body.old_password, &body.new_password)
+            .await?;
+    // At once here; other processes when the change's notification reaches them.
+    jwt.revoked().refuse_before(user.id, changed.generation);
+    tracing::info!(user_id = %user.id, "password changed; older tokens refused");
+    Ok(HttpResponse::Ok().json(super::auth::session(&jwt, &changed)?))
 }
 
 #[derive(Deserialize)]
@@ -74,7 +82,10 @@ pub struct Deletion {
     password: String,
 }
 
-#[delete("/v1/me")]
+#[delete(
+    "/v1/me",
+    wrap = "actix_web::middleware::from_fn(crate::metrics::rate_limit)"
+)]
 pub async fn delete_account(
     pool: web::Data<PgPool>,
     jwt: web::Data<Jwt>,
@@ -111,7 +122,7 @@ pub async fn stream(
     streams: web::Data<Streams>,
     q: web::Query<StreamQuery>,
 ) -> ApiResult<HttpResponse> {
-    let user = crate::auth::authenticate_or_token(&req, q.access_token.as_deref())?;
+    let user = crate::auth::authenticate_or_token(&req, q.access_token.as_deref()).await?;
     let header_id = match req.headers().get("Last-Event-ID") {
         None => None,
         Some(v) => Some(
@@ -135,8 +146,14 @@ pub async fn stream(
         (Some(id), _) | (None, Some(id)) => Some(id),
         (None, None) => None,
     };
-    let events = streams.into_inner().open(user.id, last_event_id).await?;
+    let events = streams
+        .into_inner()
+        .open(user.id, user.generation, last_event_id)
+        .await?;
+    // The connection closes with the stream: a stream ended at shutdown leaves no idle
+    // keep-alive connection for the server to wait on (nobody sends a request after a stream).
     Ok(HttpResponse::Ok()
+        .force_close()
         .insert_header((header::CONTENT_TYPE, "text/event-stream"))
         .insert_header((header::CACHE_CONTROL, "no-cache"))
         .insert_header(("X-Accel-Buffering", "no"))

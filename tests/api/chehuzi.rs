@@ -199,15 +199,31 @@ async fn three_players_drive_a_fixed_deck_to_a_self_drawn_win() {
         .await;
     assert_eq!(s, StatusCode::OK, "{v}");
 
-    // The discard's claim window waits for both claimants at once.
+    // The discard's claim window waits for both claimants at once; who is asked is each
+    // claimant's own: the discarder sees that a window is open on s7, and until when.
     assert_eq!(v["phase"], "claim", "{v}");
-    assert_eq!(v["to_act"], json!([1, 2]), "{v}");
+    assert_eq!(v["to_act"], json!([]), "{v}");
+    assert!(v["deadline"].is_string(), "{v}");
     assert_eq!(
         v["state"]["claim"],
         json!({"card": "s7", "from": 0, "source": "discard"})
     );
     assert_eq!(v["legal_actions"], json!([]), "the discarder has no claim");
+    let (_, mine) = app.get("/v1/me/matches", &players[0].token).await;
+    assert_eq!(mine["matches"][0]["to_act"], json!([]), "{mine}");
+    let (_, mine) = app.get("/v1/me/matches", &players[2].token).await;
+    assert_eq!(mine["matches"][0]["to_act"], json!([2]), "{mine}");
+    assert_eq!(mine["matches"][0]["your_turn"], true, "{mine}");
+    let (_, public) = app
+        .get(&format!("/v1/matches/{id}"), &app.admin_token)
+        .await;
+    assert_eq!(
+        public["to_act"],
+        json!([]),
+        "a spectator is not told: {public}"
+    );
     let v1 = app.view(&id, &players[1]).await;
+    assert_eq!(v1["to_act"], json!([1]), "{v1}");
     assert_eq!(
         v1["legal_actions"],
         json!([{"type": "chi", "options": [[["s7", "s8", "s9"]]]}, {"type": "pass"}]),
@@ -242,8 +258,13 @@ async fn three_players_drive_a_fixed_deck_to_a_self_drawn_win() {
     // Each claimant answers once; the window closes when both have.
     let (s, v) = app.act(&id, &players[1], json!({"type": "pass"})).await;
     assert_eq!(s, StatusCode::OK, "{v}");
-    assert_eq!(v["to_act"], json!([2]), "{v}");
+    assert_eq!(v["to_act"], json!([]), "{v}");
     assert_eq!(v["legal_actions"], json!([]), "seat 1 has answered: {v}");
+    assert_eq!(app.view(&id, &players[2]).await["to_act"], json!([2]));
+    // A pass is the passer's own: the others do not learn it had a claim.
+    let passes = |events: Vec<Value>| events.iter().filter(|e| e["type"] == "pass").count();
+    assert_eq!(passes(app.all_events(&id, &players[1]).await), 1);
+    assert_eq!(passes(app.all_events(&id, &players[0]).await), 0);
     let (s, b) = app.act(&id, &players[1], json!({"type": "pass"})).await;
     assert_problem(s, &b, StatusCode::CONFLICT, "not_your_turn");
     let (s, v) = app.act(&id, &players[2], json!({"type": "pass"})).await;
@@ -251,7 +272,7 @@ async fn three_players_drive_a_fixed_deck_to_a_self_drawn_win() {
 
     // Nobody took s7: seat 1 draws s6, shown to everyone, and may win with it.
     assert_eq!(v["phase"], "claim", "{v}");
-    assert_eq!(v["to_act"], json!([1]), "{v}");
+    assert_eq!(v["to_act"], json!([]), "{v}");
     assert_eq!(
         v["state"]["claim"],
         json!({"card": "s6", "from": 1, "source": "draw"})
@@ -259,6 +280,7 @@ async fn three_players_drive_a_fixed_deck_to_a_self_drawn_win() {
     assert_eq!(v["state"]["seats"][0]["passed"], json!(["s7"]));
     assert_eq!(v["state"]["stock"], 20);
     let v1 = app.view(&id, &players[1]).await;
+    assert_eq!(v1["to_act"], json!([1]), "{v1}");
     assert_eq!(
         v1["legal_actions"],
         json!([{"type": "hu"}, {"type": "chi", "options": [[["s4", "s5", "s6"]]]}, {"type": "pass"}]),
@@ -308,7 +330,7 @@ async fn three_players_drive_a_fixed_deck_to_a_self_drawn_win() {
 async fn a_tournament_of_nine_plays_three_tables_then_a_final() {
     let app = spawn_app().await;
     let org = app.organiser("organiser").await;
-    let id = create_of(&app, &org, "chehuzi", 10, 1, 1).await;
+    let id = create_of(&app, &org, "chehuzi", 10, 3, 1).await;
     let players = register_players(&app, &id, 10, 10, "ch").await;
     let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{t}");
@@ -339,7 +361,7 @@ async fn a_tournament_of_nine_plays_three_tables_then_a_final() {
     let t = wait_finished(&app, &id, 240).await;
     check_bracket(&t, 9, 3);
     assert!(
-        hands_per_table(&app, &id).await.iter().all(|&h| h == 1),
+        hands_per_table(&app, &id).await.iter().all(|&h| h == 3),
         "every table played exactly its hand"
     );
     let winner = players.iter().find(|p| t["winner"] == json!(p.id)).unwrap();

@@ -11,7 +11,7 @@ use serde_json::{Value, json};
 use crate::helpers::{Player, TestApp, assert_problem, spawn_app};
 
 /// Whether `p`'s wallet history (`GET /v1/me/ledger`) holds an entry of `reason` for `amount`.
-async fn has_entry(app: &TestApp, p: &Player, reason: &str, amount: i64) -> bool {
+pub(crate) async fn has_entry(app: &TestApp, p: &Player, reason: &str, amount: i64) -> bool {
     let (_, ledger) = app.get("/v1/me/ledger", &p.token).await;
     ledger["entries"]
         .as_array()
@@ -39,7 +39,12 @@ fn deck_json(hands: &[Vec<Card>]) -> Value {
 }
 
 /// Admin creates a chexuan table with a fixed deck; the players take seats 0.. in order.
-async fn table(app: &TestApp, players: &[&Player], options: Value, deck: Option<Value>) -> String {
+pub(crate) async fn table(
+    app: &TestApp,
+    players: &[&Player],
+    options: Value,
+    deck: Option<Value>,
+) -> String {
     let mut body =
         json!({"game": "chexuan", "seats": players.len(), "options": options, "join": false});
     if let Some(d) = deck {
@@ -52,7 +57,7 @@ async fn table(app: &TestApp, players: &[&Player], options: Value, deck: Option<
     id
 }
 
-async fn set_bobos(app: &TestApp, id: &str, players: &[&Player], bobos: &[i64]) {
+pub(crate) async fn set_bobos(app: &TestApp, id: &str, players: &[&Player], bobos: &[i64]) {
     for (p, b) in players.iter().zip(bobos) {
         let (s, v) = app
             .act(id, p, json!({"type": "set_bobo", "amount": b}))
@@ -251,7 +256,7 @@ async fn escape_charges_the_table_total_and_refunds_the_others() {
 }
 
 /// Four seats (ann, ben, cat, dan) stake 100 each; ben raises to 20, cat folds and leaves.
-async fn a_folded_seat_left() -> (TestApp, String, [Player; 4]) {
+pub(crate) async fn a_folded_seat_left() -> (TestApp, String, [Player; 4]) {
     let app = spawn_app().await;
     let a = app.player("ann", 1000).await;
     let b = app.player("ben", 1000).await;
@@ -932,7 +937,7 @@ async fn replay_reveals_the_seed_and_reruns_to_the_same_result() {
         };
         let seat = act["seat"].as_u64().unwrap() as usize;
         let o = match act["kind"].as_str().unwrap() {
-            "leave" => state.leave(seat, ctx),
+            "leave" => state.leave(seat, ctx, act["action"]["wallet"].as_i64().unwrap()),
             _ => state.apply(seat, &act["action"], ctx).unwrap(),
         };
         outcome.merge(o);

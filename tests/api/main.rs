@@ -16,6 +16,7 @@ mod one_trip;
 mod openapi;
 mod play;
 mod players;
+mod probe;
 mod sandaha;
 mod shengji;
 mod tournaments;

@@ -84,8 +84,9 @@ async fn a_password_change_needs_the_old_password() {
     assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
     let (s, b) = change("password123", "short").await;
     assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
-    let (s, _) = change("password123", "new-password-1").await;
-    assert_eq!(s, StatusCode::NO_CONTENT);
+    let (s, session) = change("password123", "new-password-1").await;
+    assert_eq!(s, StatusCode::OK, "a new session: {session}");
+    assert!(session["access_token"].is_string(), "{session}");
     let login = |pw: &str| {
         app.call(
             Method::POST,

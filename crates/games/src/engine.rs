@@ -264,6 +264,9 @@ pub trait Game: 'static {
     /// `HandResult::units` × stake coins between wallets. Games that stake coins themselves
     /// (`Outcome::money`) cannot.
     const COIN_ROOMS: bool = false;
+    /// Whether partners are fixed for the whole match (四副牌升级: opposite seats always score
+    /// alike), so a tournament advances the winning pair, not one player.
+    const FIXED_PARTNERS: bool = false;
 
     /// Checks parsed options against each other and the seat count (errors name the field), and
     /// fills defaults that depend on other options. By default there is nothing to check: the
@@ -282,6 +285,12 @@ pub trait Game: 'static {
     fn phase(state: &Self::State) -> &'static str;
     /// Seats whose action the game is waiting for.
     fn to_act(state: &Self::State) -> Vec<SeatNo>;
+    /// Whether being asked to act would itself tell the table what a hand holds (a 扯胡子
+    /// claim window asks exactly the seats holding a pair or a 坎 of the card): then each seat
+    /// is shown only itself in `to_act`, and the view says only that a wait is open.
+    fn to_act_hidden(_state: &Self::State) -> bool {
+        false
+    }
     /// Seconds the seats in `to_act` have for the current wait, given the match's turn timeout
     /// (`turn_timeout_secs`). A claim window may be shorter than a turn, a bury longer.
     fn wait_secs(_state: &Self::State, turn_secs: u32) -> u32 {
@@ -308,9 +317,11 @@ pub trait Game: 'static {
         Self::auto_action(state, seat)
     }
     /// A seated player leaves during the match (逃跑 when it is still in the hand): the game's
-    /// penalty. Afterwards the seat is empty; the match either waits for a new player
+    /// penalty. `wallet` is the leaver's wallet balance now (coins on the table not counted):
+    /// a penalty taken from the wallet takes at most that, so the hand's record says what the
+    /// ledger moves. Afterwards the seat is empty; the match either waits for a new player
     /// (`NeedsDeal`), plays on, or is `Finished`.
-    fn leave(state: &mut Self::State, seat: SeatNo, ctx: Ctx) -> Outcome;
+    fn leave(state: &mut Self::State, seat: SeatNo, ctx: Ctx, wallet: i64) -> Outcome;
 
     /// The game state as `viewer` may see it (`None`: a spectator).
     fn view(state: &Self::State, viewer: Option<SeatNo>) -> Self::View;
@@ -414,6 +425,8 @@ pub trait DynGame: Send + Sync {
         (s.start() == s.end()).then_some(*s.start())
     }
     fn coin_rooms(&self) -> bool;
+    /// [`Game::FIXED_PARTNERS`].
+    fn fixed_partners(&self) -> bool;
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError>;
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String>;
     fn new_match(&self, options: &Value, seats: usize) -> Result<Box<dyn DynState>, String>;
@@ -430,6 +443,7 @@ pub trait DynState: Send + Sync {
     fn hand_no(&self) -> u32;
     fn phase(&self) -> &'static str;
     fn to_act(&self) -> Vec<SeatNo>;
+    fn to_act_hidden(&self) -> bool;
     fn wait_secs(&self, turn_secs: u32) -> u32;
     fn start_hand(&mut self, start: HandStart) -> Outcome;
     /// Decodes and applies an action given as JSON (`{"type": …, …}`).
@@ -438,7 +452,7 @@ pub trait DynState: Send + Sync {
     /// The move a server-side bot makes for `seat`, also the 提示 (hint) shown to a human there:
     /// always accepted by `apply`, and built only from what `seat` may see.
     fn bot_action(&self, seat: SeatNo) -> Value;
-    fn leave(&mut self, seat: SeatNo, ctx: Ctx) -> Outcome;
+    fn leave(&mut self, seat: SeatNo, ctx: Ctx, wallet: i64) -> Outcome;
     fn view(&self, viewer: Option<SeatNo>) -> RenderedView;
     fn legal_actions(&self, seat: SeatNo) -> Vec<Box<RawValue>>;
     /// The state as JSON text, for storing.
@@ -489,6 +503,9 @@ where
     fn coin_rooms(&self) -> bool {
         G::COIN_ROOMS
     }
+    fn fixed_partners(&self) -> bool {
+        G::FIXED_PARTNERS
+    }
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError> {
         parse_options::<G>(seats, raw).map(|o| to_value(&o))
     }
@@ -533,6 +550,9 @@ where
     fn to_act(&self) -> Vec<SeatNo> {
         G::to_act(&self.0)
     }
+    fn to_act_hidden(&self) -> bool {
+        G::to_act_hidden(&self.0)
+    }
     fn wait_secs(&self, turn_secs: u32) -> u32 {
         G::wait_secs(&self.0, turn_secs).max(1)
     }
@@ -549,8 +569,8 @@ where
     fn bot_action(&self, seat: SeatNo) -> Value {
         to_value(&G::bot_action(&self.0, seat))
     }
-    fn leave(&mut self, seat: SeatNo, ctx: Ctx) -> Outcome {
-        G::leave(&mut self.0, seat, ctx)
+    fn leave(&mut self, seat: SeatNo, ctx: Ctx, wallet: i64) -> Outcome {
+        G::leave(&mut self.0, seat, ctx, wallet)
     }
     fn view(&self, viewer: Option<SeatNo>) -> RenderedView {
         let view = G::view(&self.0, viewer);

@@ -73,6 +73,9 @@ pub struct View {
     pub you: Option<You>,
     #[serde(default)]
     pub to_act: Vec<usize>,
+    /// When the current wait ends; set while the table waits for some seat.
+    #[serde(default)]
+    pub deadline: Option<String>,
     #[serde(default)]
     pub legal_actions: Vec<Value>,
     /// Kept as text: most views are only read for their version and turn, and building the

@@ -72,13 +72,32 @@ impl TableClient {
         }
     }
 
+    /// The view of a seat that is asked to act at `version` (or a newer view, when the match
+    /// moved on meanwhile); `None` when no seat is asked.
+    async fn asked(&mut self, id: &str, version: i64) -> Option<View> {
+        for seat in 0..self.players.len() {
+            let v = self.fetch(id, seat, version).await;
+            if v.version != version || v.my_turn() {
+                return Some(v);
+            }
+        }
+        None
+    }
+
     async fn play_match(&mut self, mut view: View) {
         let mut views: Vec<Option<View>> = vec![None; self.players.len()];
         let id = view.id.clone();
         while !view.over() {
             if view.to_act.is_empty() {
-                // Nobody to act: wait for the server's next step.
-                view = self.fetch(&id, 0, view.version + 1).await;
+                // A wait whose seats are each seat's own (a 扯胡子 claim window): ask every
+                // seat's view. Else nobody is to act: wait for the server's next step.
+                if view.deadline.is_some()
+                    && let Some(asked) = self.asked(&id, view.version).await
+                {
+                    view = asked;
+                } else {
+                    view = self.fetch(&id, 0, view.version + 1).await;
+                }
                 continue;
             }
             let seat = view.to_act[self.play.rng.usize(..view.to_act.len())];

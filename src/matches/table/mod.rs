@@ -283,6 +283,25 @@ impl Table {
         }
     }
 
+    /// [`Table::to_act`] as the player of the hand at `seat` (none: anyone else) may see it:
+    /// while who is asked is a secret ([`games::engine::DynState::to_act_hidden`]), only
+    /// that seat itself, if it is asked.
+    pub fn to_act_for(&self, seat: Option<SeatNo>) -> Vec<SeatNo> {
+        let mut to_act = self.to_act();
+        if self.state.to_act_hidden() {
+            to_act.retain(|&s| Some(s) == seat);
+        }
+        to_act
+    }
+
+    /// The seat whose hand `user` plays: their seat, unless the hand there was dealt to a
+    /// player who left it during the hand (a newcomer in that seat sees the table as a
+    /// spectator does until the next deal).
+    pub fn hand_seat_of(&self, user: Uuid) -> Option<SeatNo> {
+        self.seat_of(user)
+            .filter(|&seat| self.hand_player(seat) == Some(user))
+    }
+
     pub fn full(&self) -> bool {
         self.seats.iter().all(Option::is_some)
     }
@@ -430,6 +449,17 @@ impl Table {
             seat: seat.map(|s| s as i32),
             data,
             visible_to: None,
+        });
+    }
+
+    /// A platform event only the player of `seat`'s hand sees.
+    fn private_event(&mut self, kind: &str, seat: SeatNo, data: Value) {
+        self.events.push(PendingEvent {
+            hand_no: self.hand_no(),
+            kind: kind.to_string(),
+            seat: Some(seat as i32),
+            data,
+            visible_to: Some(self.hand_player(seat).into_iter().collect()),
         });
     }
 

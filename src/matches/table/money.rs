@@ -450,17 +450,11 @@ impl Table {
         for e in events {
             let visible_to = match e.to {
                 Visibility::All => None,
-                Visibility::Seats(seats) => Some(
-                    seats
-                        .iter()
-                        .filter_map(|&s| {
-                            self.seats
-                                .get(s)
-                                .and_then(|r| r.as_ref())
-                                .map(|r| r.user_id)
-                        })
-                        .collect(),
-                ),
+                // The players of those seats' hands: a newcomer in a seat left during the
+                // hand sees nothing of the leaver's.
+                Visibility::Seats(seats) => {
+                    Some(seats.iter().filter_map(|&s| self.hand_player(s)).collect())
+                }
             };
             self.events.push(PendingEvent {
                 hand_no,

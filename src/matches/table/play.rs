@@ -39,6 +39,13 @@ impl Table {
         if is_resume(&action) {
             self.resume(seat)?;
         } else {
+            if self.hand_player(seat) != self.seat(seat).map(|s| s.user_id) {
+                return Err(ApiError::NotYourTurn(
+                    "the hand at your seat was dealt to the player who left it; you play from \
+                     the next hand"
+                        .into(),
+                ));
+            }
             self.apply(conn, seat, action, ActionKind::Client).await?;
         }
         self.seat_acted(seat);
@@ -99,7 +106,7 @@ impl Table {
         if self.tournament_id.is_some() || self.status != Status::Playing {
             return None;
         }
-        let seat = self.seat_of(user)?;
+        let seat = self.hand_seat_of(user)?;
         let mut t = self.fork();
         let mut ended = false;
         if is_resume(action) {
@@ -258,8 +265,18 @@ impl Table {
                 continue;
             }
             let action = self.state.auto_action(seat);
-            self.platform_event("timeout", Some(seat), json!({}));
+            // A wait whose seats are a secret keeps its timeouts the seat's own, and they do
+            // not lead to 托管 (a public flag that would say the seat was asked).
+            let hidden = self.state.to_act_hidden();
+            if hidden {
+                self.private_event("timeout", seat, json!({}));
+            } else {
+                self.platform_event("timeout", Some(seat), json!({}));
+            }
             self.apply(conn, seat, action, ActionKind::Timeout).await?;
+            if hidden {
+                continue;
+            }
             let Some(s) = self.seats[seat].as_mut() else {
                 continue;
             };
@@ -304,8 +321,14 @@ impl Table {
         seat: SeatNo,
     ) -> Result<(), ApiError> {
         let hand_no = self.hand_no();
-        let outcome = self.state.leave(seat, self.ctx());
-        self.log_action(hand_no, seat, "leave", None);
+        // The wallet as it is now, locked: a penalty takes at most this, and the hand's record
+        // says what the ledger takes (the action log keeps it, so the replay re-runs it).
+        let wallet = match self.hand_player(seat) {
+            Some(user) => self.lock_balances(conn, &[user]).await?[0],
+            None => 0,
+        };
+        let outcome = self.state.leave(seat, self.ctx(), wallet);
+        self.log_action(hand_no, seat, "leave", Some(json!({ "wallet": wallet })));
         self.carry_out(conn, outcome).await
     }
 

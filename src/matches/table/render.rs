@@ -12,7 +12,10 @@ impl Table {
     /// The match as `user` may see it (api.md § The match view), rendered straight from the
     /// table: the stored JSON (options, last result) is borrowed, not copied.
     pub fn view(&self, user: Option<Uuid>) -> View {
-        let me = user.and_then(|u| self.seat_of(u));
+        let seated = user.and_then(|u| self.seat_of(u));
+        // The seat whose hand the viewer plays: a newcomer in a seat left during the hand sees
+        // the hand as a spectator does (api.md § The match view).
+        let me = user.and_then(|u| self.hand_seat_of(u));
         let game_view = self.state.view(me);
         let seats = self
             .seats
@@ -42,7 +45,7 @@ impl Table {
             _ => Vec::new(),
         };
         // Actions, `resume` among them, are taken only while the match is playing.
-        if let Some(seat) = me
+        if let Some(seat) = seated
             && self.status == Status::Playing
             && self.seats[seat].as_ref().is_some_and(|s| s.auto)
         {
@@ -63,10 +66,10 @@ impl Table {
             version: self.version,
             options: &self.options,
             seats,
-            you: me.map(|seat| You { seat }),
+            you: seated.map(|seat| You { seat }),
             hand_no: self.state.hand_no(),
             phase,
-            to_act: self.to_act(),
+            to_act: self.to_act_for(me),
             deadline: self.deadline_at,
             legal_actions,
             shuffle_commitment: self.commitment.as_deref(),

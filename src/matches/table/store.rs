@@ -244,6 +244,7 @@ impl Table {
         let to_act: Vec<String> = self.to_act().iter().map(|s| s.to_string()).collect();
         c.to_acts.push(format!("{{{}}}", to_act.join(",")));
         c.hand_nos.push(self.hand_no());
+        c.to_act_hiddens.push(self.state.to_act_hidden());
         for (e, seq) in self.events.iter().zip(self.last_seq + 1..) {
             c.e_match.push(id);
             c.e_seq.push(seq);
@@ -340,6 +341,7 @@ pub(super) struct Columns<'a> {
     last_results: Vec<Option<&'a Value>>,
     to_acts: Vec<String>,
     hand_nos: Vec<i32>,
+    to_act_hiddens: Vec<bool>,
     e_match: Vec<Uuid>,
     e_seq: Vec<i64>,
     e_hand: Vec<i32>,
@@ -395,15 +397,15 @@ const BASE_CTES: &str = "
     v AS (
         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[],
                              $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[],
-                             $9::text[], $10::jsonb[], $11::text[], $12::int[])
+                             $9::text[], $10::jsonb[], $11::text[], $12::int[], $13::bool[])
              AS v(id, loaded, state, version, last_seq, action_no, status, deadline_at,
-                  commitment, last_result, to_act, hand_no) /*guard*/),
+                  commitment, last_result, to_act, hand_no, to_act_hidden) /*guard*/),
     m AS (
         UPDATE matches mm SET state = v.state, version = v.version,
                last_seq = v.last_seq, action_no = v.action_no, status = v.status,
                deadline_at = v.deadline_at, commitment = v.commitment,
                last_result = v.last_result, to_act = v.to_act::int[],
-               hand_no = v.hand_no, updated_at = now()
+               to_act_hidden = v.to_act_hidden, hand_no = v.hand_no, updated_at = now()
           FROM v
          WHERE mm.id = v.id AND mm.version = v.loaded
      RETURNING mm.id),
@@ -413,14 +415,14 @@ const BASE_CTES: &str = "
                CASE WHEN x.vis IS NULL THEN NULL
                     ELSE ARRAY(SELECT jsonb_array_elements_text(x.vis)::uuid) END,
                x.at
-          FROM unnest($13::uuid[], $14::bigint[], $15::int[], $16::text[], $17::int[],
-                      $18::jsonb[], $19::jsonb[], $20::timestamptz[])
+          FROM unnest($14::uuid[], $15::bigint[], $16::int[], $17::text[], $18::int[],
+                      $19::jsonb[], $20::jsonb[], $21::timestamptz[])
                AS x(match_id, seq, hand_no, kind, seat, data, vis, at)
          WHERE x.match_id IN (SELECT id FROM m)),
     ac AS (
         INSERT INTO match_actions (match_id, n, hand_no, seat, kind, action, now_ms)
-        SELECT x.* FROM unnest($21::uuid[], $22::bigint[], $23::int[], $24::int[],
-                               $25::text[], $26::jsonb[], $27::bigint[])
+        SELECT x.* FROM unnest($22::uuid[], $23::bigint[], $24::int[], $25::int[],
+                               $26::text[], $27::jsonb[], $28::bigint[])
                AS x(match_id, n, hand_no, seat, kind, action, now_ms)
          WHERE x.match_id IN (SELECT id FROM m))";
 
@@ -510,7 +512,7 @@ const PART_CTES: [(&str, usize); PARTS] = [
     (HAND_CTES, 10),
     (ANSWER_CTES, 4),
 ];
-const BASE_PARAMS: usize = 27;
+const BASE_PARAMS: usize = 28;
 /// Where a statement may add a condition on the rows of `v` (so on every write, all gated by
 /// `m`): [`Table::end_over_loaded`]'s check of the wallets a deal was made from.
 pub(super) const GUARD_SLOT: &str = "/*guard*/";
@@ -580,6 +582,7 @@ impl<'a> Columns<'a> {
             .bind(&self.last_results)
             .bind(&self.to_acts)
             .bind(&self.hand_nos)
+            .bind(&self.to_act_hiddens)
             .bind(&self.e_match)
             .bind(&self.e_seq)
             .bind(&self.e_hand)

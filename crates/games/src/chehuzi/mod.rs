@@ -909,6 +909,12 @@ impl Game for Chehuzi {
         }
     }
 
+    /// A claim window asks exactly the seats that can claim its card (a pair or a 坎 of it for
+    /// 碰/跑, a 吃, a win): who is asked stays each seat's own (rulings § Claim windows).
+    fn to_act_hidden(state: &State) -> bool {
+        matches!(state.hand.as_ref().map(|h| &h.phase), Some(Phase::Claim(_)))
+    }
+
     fn wait_secs(state: &State, turn_secs: u32) -> u32 {
         match &state.hand {
             Some(HandState {
@@ -1080,8 +1086,9 @@ impl Game for Chehuzi {
                     h.blocked[seat] |= bit(w.card);
                 }
                 if answer == Answer::Pass {
+                    // Only the seat knows it had a claim to pass on.
                     out.events
-                        .push(Event::public("pass", Some(seat), data(&events::Nothing {})));
+                        .push(Event::private("pass", seat, data(&events::Nothing {})));
                 }
                 w.answers[seat] = Some(answer);
                 Next::Window(w.clone())
@@ -1111,7 +1118,7 @@ impl Game for Chehuzi {
         bot::bot_action(state, seat)
     }
 
-    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
         let mut out = Outcome::default();
         if state.finished || seat >= SEATS {
             return out;

@@ -665,6 +665,7 @@ fn escape_pays_ten_base_to_each_and_ends_the_match() {
         Ctx {
             now_ms: T0.now_ms + 31_000,
         },
+        0,
     );
     let r = out.hand_end.unwrap();
     assert_eq!(r.units, vec![50, -100, 50]);
@@ -676,7 +677,7 @@ fn escape_pays_ten_base_to_each_and_ends_the_match() {
         &["b3"],
         0,
     );
-    let r = Chehuzi::leave(&mut st, 0, T0).hand_end.unwrap();
+    let r = Chehuzi::leave(&mut st, 0, T0, 0).hand_end.unwrap();
     assert_eq!(r.points, vec![-200, 100, 100]);
 }
 

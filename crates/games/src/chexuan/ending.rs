@@ -170,7 +170,16 @@ impl Play<'_> {
         self.end_hand(dealer, vec![0; n], vec![0; n], detail, out)
     }
 
-    pub(super) fn escape(&mut self, e: SeatNo, ctx: Ctx, out: &mut Outcome) -> HandOver {
+    /// 逃跑 by seat `e`, whose wallet holds `wallet` now: the table total is taken from its
+    /// bobo, then from that wallet, stopping at 0 (it may have been spent at another table
+    /// since the deal), and the record says what was taken.
+    pub(super) fn escape(
+        &mut self,
+        e: SeatNo,
+        ctx: Ctx,
+        wallet: i64,
+        out: &mut Outcome,
+    ) -> HandOver {
         let dealer = self.dealer;
         let ante = self.opts.ante;
         let vacated = self.vacated;
@@ -181,7 +190,7 @@ impl Play<'_> {
         let table = h.pot();
         let bobo = h.seats[e].bobo.unwrap_or(0);
         let from_bobo = table.min(bobo);
-        let from_wallet = (table - from_bobo).min(h.seats[e].wallet - bobo).max(0);
+        let from_wallet = (table - from_bobo).min(wallet).max(0);
         if from_bobo > 0 {
             out.money.push(Money::Forfeit {
                 seat: e,

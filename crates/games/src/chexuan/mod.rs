@@ -553,7 +553,7 @@ impl Game for Chexuan {
         bot::bot_action(state, seat)
     }
 
-    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, wallet: i64) -> Outcome {
         let mut out = Outcome::default();
         if seat >= state.seats {
             return out;
@@ -563,7 +563,7 @@ impl Game for Chexuan {
             let sh = &mut play.h.seats[seat];
             if sh.playing && !sh.folded {
                 escaping = true;
-                let over = play.escape(seat, ctx, &mut out);
+                let over = play.escape(seat, ctx, wallet, &mut out);
                 state.close_hand(over);
             } else if sh.playing {
                 // A folded seat is out of the hand: what it put in stays in the settlement as a

@@ -123,8 +123,15 @@ impl Table {
             .unwrap_or_else(|| panic!("{action:?} by seat {seat} should be refused"))
     }
 
+    /// The seat leaves with its wallet as the table knows it (nothing spent elsewhere).
     fn leave(&mut self, seat: SeatNo) -> Outcome {
-        let out = Chexuan::leave(&mut self.state, seat, ctx(self.now));
+        let wallet = self.wallets[seat];
+        self.leave_with(seat, wallet)
+    }
+
+    /// The seat leaves with `wallet` coins left in its wallet.
+    fn leave_with(&mut self, seat: SeatNo, wallet: i64) -> Outcome {
+        let out = Chexuan::leave(&mut self.state, seat, ctx(self.now), wallet);
         self.absorb(&out);
         self.check();
         out
@@ -915,6 +922,35 @@ fn escape_penalty_stops_when_the_wallet_is_empty_but_points_count_the_table_tota
     assert_eq!(t.wallets[2], 0);
     // The wallet paid 120 of the table total 180; the points are 180 / 10 × 10.
     assert_eq!(out.hand_end.unwrap().points[2], -180);
+}
+
+/// The wallet the table knew at the deal was spent at another table before the escape: the
+/// penalty takes what the wallet holds now, and the hand's record says what was taken.
+#[test]
+fn escape_penalty_takes_the_wallet_as_it_is_at_the_escape() {
+    let mut t = escape_table(vec![1000; 3]);
+    // Seat 2 staked 100 here; of its other 900, 880 went to another table meanwhile.
+    let out = t.leave_with(2, 20);
+    assert!(out.money.contains(&Money::Penalty {
+        seat: 2,
+        amount: 20
+    }));
+    let r = out.hand_end.unwrap();
+    assert_eq!(
+        r.coins,
+        vec![0, 0, -120],
+        "bobo 100 + the 20 the wallet held"
+    );
+    assert_eq!(r.detail["escape"]["from_bobo"], json!(100));
+    assert_eq!(r.detail["escape"]["from_wallet"], json!(20));
+    assert_eq!(r.detail["escape"]["table_total"], json!(180));
+    assert_eq!(r.points[2], -180, "the points still count the table total");
+    let out = escape_table(vec![1000; 3]).leave_with(2, 0);
+    assert!(
+        !out.money.iter().any(|m| matches!(m, Money::Penalty { .. })),
+        "an empty wallet pays no penalty: {:?}",
+        out.money
+    );
 }
 
 #[test]

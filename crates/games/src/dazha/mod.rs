@@ -666,7 +666,7 @@ impl Game for Dazha {
         bot::bot_action(state, seat)
     }
 
-    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
         let mut out = Outcome::default();
         if state.finished || seat >= SEATS {
             return out;

@@ -1046,6 +1046,7 @@ fn escape_costs_four_difen_per_player_and_ends_the_match() {
         Ctx {
             now_ms: T0.now_ms + 29_999,
         },
+        0,
     );
     let r = out.hand_end.unwrap();
     assert_eq!(r.points, vec![12, 12, -36, 12]);
@@ -1060,6 +1061,7 @@ fn escape_costs_four_difen_per_player_and_ends_the_match() {
         Ctx {
             now_ms: T0.now_ms + 30_000,
         },
+        0,
     )
     .hand_end
     .unwrap();
@@ -1074,13 +1076,13 @@ fn escape_costs_four_difen_per_player_and_ends_the_match() {
 #[test]
 fn leaving_between_hands_costs_nothing_and_partners_are_drawn_again() {
     let mut st = Dazha::new_match(normal(), 4);
-    let out = Dazha::leave(&mut st, 1, T0);
+    let out = Dazha::leave(&mut st, 1, T0, 0);
     assert!(out.hand_end.is_none());
     assert_eq!(Dazha::stage(&st), Stage::NeedsDeal);
     st.hand_no = 2;
     st.teams = Some(AB);
     st.redraw = false;
-    let out = Dazha::leave(&mut st, 1, T0);
+    let out = Dazha::leave(&mut st, 1, T0, 0);
     assert!(out.hand_end.is_none());
     assert_eq!(Dazha::stage(&st), Stage::NeedsDeal);
     assert!(st.redraw && st.teams.is_none());
@@ -1297,7 +1299,7 @@ fn random_hands_keep_every_invariant() {
                 assert!(steps < 3_000, "the hand must end");
                 let seat = Dazha::to_act(&st)[0];
                 if escape_at == Some(steps) {
-                    let out = Dazha::leave(&mut st, seat, T0);
+                    let out = Dazha::leave(&mut st, seat, T0, 0);
                     escapes += 1;
                     break out.hand_end.expect("an escape ends the hand");
                 }

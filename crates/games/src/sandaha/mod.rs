@@ -708,7 +708,7 @@ impl Game for Sandaha {
         bot::bot_action(state, seat)
     }
 
-    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
         if state.finished || seat >= SEATS {
             return Outcome::default();
         }

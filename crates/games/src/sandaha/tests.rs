@@ -1066,6 +1066,7 @@ fn a_defender_escaping_pays_its_daguang_share_to_the_banker_and_ends_the_match()
         Ctx {
             now_ms: T0.now_ms + 10_000,
         },
+        0,
     );
     let r = out.hand_end.unwrap();
     assert_eq!(r.points, vec![0, 8, -8, 0]);
@@ -1082,6 +1083,7 @@ fn a_banker_escaping_pays_dadao_and_a_long_hand_gives_the_others_one_more() {
         Ctx {
             now_ms: T0.now_ms + 30_000,
         },
+        0,
     );
     let r = out.hand_end.unwrap();
     assert_eq!(r.units, vec![4, -12, 4, 4]);
@@ -1093,7 +1095,7 @@ fn escaping_during_bidding_pays_as_a_banker_at_the_standing_bid() {
     let mut st = dealt_hand();
     act(&mut st, 0, Action::Bid { value: 90 });
     act(&mut st, 1, Action::Bid { value: 85 });
-    let r = Sandaha::leave(&mut st, 3, T0).hand_end.unwrap();
+    let r = Sandaha::leave(&mut st, 3, T0, 0).hand_end.unwrap();
     assert_eq!(r.points, vec![8, 8, 8, -24]);
 }
 
@@ -1251,7 +1253,7 @@ fn random_hands_keep_every_invariant() {
                 let seat = Sandaha::to_act(&st)[0];
                 if escape_at == Some(steps) {
                     escapes += 1;
-                    break Sandaha::leave(&mut st, seat, T0)
+                    break Sandaha::leave(&mut st, seat, T0, 0)
                         .hand_end
                         .expect("an escape ends the hand");
                 }

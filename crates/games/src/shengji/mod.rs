@@ -290,6 +290,7 @@ impl Game for Shengji {
     const NAME: &'static str = "shengji";
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
+    const FIXED_PARTNERS: bool = true;
 
     fn deck(_opts: &Options) -> Vec<Card> {
         (0..DECKS).flat_map(|_| standard_deck(true)).collect()
@@ -424,7 +425,7 @@ impl Game for Shengji {
         bot::bot_action(state, seat)
     }
 
-    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx) -> Outcome {
+    fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
         let mut out = Outcome::default();
         if state.finished || seat >= SEATS {
             return out;

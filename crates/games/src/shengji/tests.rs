@@ -351,7 +351,7 @@ fn raise_stops_at_ace() {
 #[test]
 fn escape_loses_the_match_and_pays_three_to_each_other_player() {
     let mut s = started(shuffled(11));
-    let out = Shengji::leave(&mut s, 1, at(29_999));
+    let out = Shengji::leave(&mut s, 1, at(29_999), 0);
     let r = out.hand_end.unwrap();
     assert_eq!(r.points, vec![3, -9, 3, 3]);
     assert_eq!(r.units, vec![3, -9, 3, 3]);
@@ -360,7 +360,7 @@ fn escape_loses_the_match_and_pays_three_to_each_other_player() {
 
     let mut s = started(shuffled(12));
     pass(&mut s, 0);
-    let r = Shengji::leave(&mut s, 2, at(30_000)).hand_end.unwrap();
+    let r = Shengji::leave(&mut s, 2, at(30_000), 0).hand_end.unwrap();
     assert_eq!(
         r.points,
         vec![4, 4, -9, 4],
@@ -368,13 +368,13 @@ fn escape_loses_the_match_and_pays_three_to_each_other_player() {
     );
     assert_eq!(r.units, vec![3, 3, -6 - 3, 3]);
     assert_eq!(s.winner, Some(1));
-    assert!(Shengji::leave(&mut s, 0, at(40_000)).events.is_empty());
+    assert!(Shengji::leave(&mut s, 0, at(40_000), 0).events.is_empty());
 }
 
 #[test]
 fn leaving_before_the_first_deal_costs_nothing() {
     let mut s = Shengji::new_match(Options::default(), 4);
-    let out = Shengji::leave(&mut s, 1, at(0));
+    let out = Shengji::leave(&mut s, 1, at(0), 0);
     assert!(out.hand_end.is_none());
     assert_eq!(Shengji::stage(&s), Stage::NeedsDeal);
 }
