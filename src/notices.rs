@@ -61,7 +61,8 @@ pub enum Notice {
     /// A tournament they played in is over.
     TournamentFinished {
         tournament_id: Uuid,
-        winner: Option<Uuid>,
+        /// One player, or the winning pair of fixed partners (`winner` is the first).
+        winners: Vec<Uuid>,
     },
 }
 
@@ -99,8 +100,10 @@ impl Notice {
             } => json!({ "tournament_id": tournament_id, "round": round, "escaped": escaped }),
             Notice::TournamentFinished {
                 tournament_id,
-                winner,
-            } => json!({ "tournament_id": tournament_id, "winner": winner }),
+                winners,
+            } => json!({
+                "tournament_id": tournament_id, "winner": winners.first(), "winners": winners,
+            }),
         }
     }
 }

@@ -151,7 +151,7 @@ async fn every_create_answers_201_with_a_location_that_reads_it() {
         &org.token,
         &[],
         Some(
-            json!({"game": "dazha", "entry_fee": 10, "starts_at": starts_at, "hands_per_round": 1}),
+            json!({"game": "dazha", "entry_fee": 10, "starts_at": starts_at, "hands_per_round": 4}),
         ),
     )
     .await;
@@ -229,7 +229,7 @@ async fn lists_page_with_cursors_instead_of_capping() {
             .post(
                 "/v1/tournaments",
                 &org.token,
-                json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 1}),
+                json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 4}),
             )
             .await;
         made.push(t["id"].clone());

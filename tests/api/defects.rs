@@ -184,7 +184,7 @@ async fn tournament(app: &TestApp, org: &str) -> String {
         .post(
             "/v1/tournaments",
             org,
-            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 1}),
+            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 4}),
         )
         .await;
     assert_eq!(s, StatusCode::CREATED, "{t}");
@@ -288,7 +288,7 @@ async fn a_token_of_a_user_that_does_not_exist_is_401() {
         b"test secret, not for production",
         Duration::from_secs(3600),
     );
-    let ghost = jwt.issue(Uuid::new_v4(), "ghost", Role::Admin).unwrap();
+    let ghost = jwt.issue(Uuid::new_v4(), "ghost", Role::Admin, 0).unwrap();
     let (s, m) = app
         .post(
             "/v1/matches",
@@ -345,7 +345,7 @@ async fn a_start_time_far_in_the_past_or_future_is_422() {
             .post(
                 "/v1/tournaments",
                 &org,
-                json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 1}),
+                json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 4}),
             )
             .await;
         assert!(s.is_client_error(), "{starts_at}: {s} {b}");

@@ -721,7 +721,7 @@ async fn the_stream_hears_moves_made_through_another_process() {
 async fn tournament_players_are_told_of_their_table_their_elimination_and_the_end() {
     let app = spawn_app().await;
     let org = app.organiser("org").await;
-    let id = create_of(&app, &org, "dazha", 100, 1, 1).await;
+    let id = create_of(&app, &org, "dazha", 100, 4, 1).await;
     let players = register_players(&app, &id, 4, 1000, "tp").await;
     let (s, b) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{b}");

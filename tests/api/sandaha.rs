@@ -336,14 +336,14 @@ async fn a_tournament_table_plays_out_and_its_best_takes_the_pool() {
     };
     let app = spawn_app().await;
     let org = app.organiser("organiser").await;
-    let id = create_of(&app, &org, "sandaha", 20, 1, 1).await;
+    let id = create_of(&app, &org, "sandaha", 20, 4, 1).await;
     let players = register_players(&app, &id, 4, 20, "sdt").await;
     let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{t}");
     assert_eq!(t["prize_pool"], 80);
     let t = wait_finished(&app, &id, 240).await;
     check_bracket(&t, 4, 4);
-    assert_eq!(hands_per_table(&app, &id).await, [1]);
+    assert_eq!(hands_per_table(&app, &id).await, [4]);
     for p in &players {
         let want = if t["winner"] == json!(p.id) { 80 } else { 0 };
         assert_eq!(app.coins(p).await, want, "{}", p.name);

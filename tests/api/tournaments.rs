@@ -172,7 +172,7 @@ pub(crate) async fn hands_per_table(app: &TestApp, id: &str) -> Vec<i64> {
 async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
     let app = spawn_app().await;
     let org = app.organiser("organiser").await;
-    let id = create(&app, &org, 50, 2, 1).await;
+    let id = create(&app, &org, 50, 4, 1).await;
     let players = register_players(&app, &id, 17, 200, "s").await;
     let (s, b) = app
         .post(
@@ -207,7 +207,7 @@ async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
     let t = wait_finished(&app, &id, 120).await;
     check_bracket(&t, 16, 4);
     assert!(
-        hands_per_table(&app, &id).await.iter().all(|&h| h == 2),
+        hands_per_table(&app, &id).await.iter().all(|&h| h == 4),
         "every table played exactly its hands"
     );
     let winner: uuid::Uuid = t["winner"].as_str().unwrap().parse().unwrap();
@@ -274,7 +274,7 @@ async fn sixteen_players_of_seventeen_play_out_by_automatic_play() {
 async fn sixty_four_players_play_out_to_one_winner() {
     let app = spawn_app().await;
     let org = app.organiser("organiser").await;
-    let id = create(&app, &org, 10, 1, 1).await;
+    let id = create(&app, &org, 10, 4, 1).await;
     let players = register_players(&app, &id, 64, 10, "x").await;
     let (s, _) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK);
@@ -296,7 +296,7 @@ async fn sixty_four_players_play_out_to_one_winner() {
 async fn three_registrants_cancel_and_nothing_is_charged() {
     let app = spawn_app().await;
     let org = app.organiser("organiser").await;
-    let id = create(&app, &org, 50, 1, 1).await;
+    let id = create(&app, &org, 50, 4, 1).await;
     let players = register_players(&app, &id, 3, 100, "c").await;
     let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{t}");
@@ -322,15 +322,15 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
     let p = app.player("plain", 100).await;
     let starts_at = chrono::Utc::now().to_rfc3339();
     let body =
-        json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1});
+        json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 4});
     let (s, b) = app.post("/v1/tournaments", &p.token, body.clone()).await;
     assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
     let org = app.organiser("organiser").await;
     for bad in [
-        json!({"game": "chexuan", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1}),
-        json!({"game": "dazha", "entry_fee": -5, "starts_at": starts_at, "hands_per_round": 1}),
+        json!({"game": "chexuan", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 4}),
+        json!({"game": "dazha", "entry_fee": -5, "starts_at": starts_at, "hands_per_round": 4}),
         json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 0}),
-        json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 1, "options": {"room": "coin", "stake": 1}}),
+        json!({"game": "dazha", "entry_fee": 5, "starts_at": starts_at, "hands_per_round": 4, "options": {"room": "coin", "stake": 1}}),
     ] {
         let (s, b) = app.post("/v1/tournaments", &org.token, bad.clone()).await;
         assert_eq!(s, StatusCode::UNPROCESSABLE_ENTITY, "{bad}: {b}");
@@ -339,12 +339,12 @@ async fn organiser_routes_refuse_players_and_registration_rules_hold() {
         .post(
             "/v1/tournaments",
             &org.token,
-            json!({"game": "dazha", "entry_fee": 5, "starts_at": "soon", "hands_per_round": 1}),
+            json!({"game": "dazha", "entry_fee": 5, "starts_at": "soon", "hands_per_round": 4}),
         )
         .await;
     assert_eq!(s, StatusCode::BAD_REQUEST, "{b}");
-    let id = create(&app, &org, 5, 1, 60).await;
-    let other = create(&app, &org, 5, 1, 60).await;
+    let id = create(&app, &org, 5, 4, 60).await;
+    let other = create(&app, &org, 5, 4, 60).await;
     let (s, _) = app
         .post(&format!("/v1/tournaments/{id}/start"), &p.token, json!({}))
         .await;
@@ -486,7 +486,7 @@ async fn a_killed_server_resumes_the_tournament_after_restart() {
     let pool = sqlx::PgPool::connect(&database_url).await.unwrap();
     let app = TestApp::connect(address.clone(), pool).await;
     let org = app.organiser("organiser").await;
-    let id = create(&app, &org, 25, 3, 1).await;
+    let id = create(&app, &org, 25, 4, 1).await;
     let players = register_players(&app, &id, 16, 100, "k").await;
     let (s, _) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK);
@@ -504,7 +504,7 @@ async fn a_killed_server_resumes_the_tournament_after_restart() {
     let t = wait_finished(&app, &id, 120).await;
     check_bracket(&t, 16, 4);
     assert!(
-        hands_per_table(&app, &id).await.iter().all(|&h| h == 3),
+        hands_per_table(&app, &id).await.iter().all(|&h| h == 4),
         "no table played twice"
     );
     let total = total_coins(&app, &players).await;
@@ -531,7 +531,7 @@ async fn a_tournament_starts_by_itself_at_starts_at() {
         .post(
             "/v1/tournaments",
             &org.token,
-            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 1,
+            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at, "hands_per_round": 4,
                    "options": {"turn_timeout_secs": 1}}),
         )
         .await;
@@ -543,15 +543,19 @@ async fn a_tournament_starts_by_itself_at_starts_at() {
     check_bracket(&t, 4, 4);
 }
 
-/// 四副牌升级 partners always score alike, so every 升级 table ends in a tie for the best score:
-/// the earlier registration advances. While the tables play, each shows its tournament, round
-/// and prize pool.
+/// 四副牌升级 partners sit opposite for the whole match and always score alike: each table
+/// advances its winning pair, who stay partners (rulings 6). Sixteen players: 8, then 4 advance
+/// as pairs, and the final table's pair shares the pool. While the tables play, each shows its
+/// tournament, round and prize pool.
 #[tokio::test]
-async fn a_shengji_tournament_of_sixteen_plays_out_and_ties_go_to_the_earlier_registration() {
+async fn a_shengji_knockout_of_sixteen_advances_pairs_and_the_final_pair_shares_the_pool() {
     let app = spawn_app().await;
     let org = app.organiser("organiser").await;
-    let id = create_of(&app, &org, "shengji", 25, 1, 1).await;
-    let players = register_players(&app, &id, 16, 25, "sj").await;
+    let id = create_of(&app, &org, "shengji", 25, 4, 1).await;
+    let players = register_players(&app, &id, 17, 25, "sj").await;
+    let (_, t) = app.get(&format!("/v1/tournaments/{id}"), &org.token).await;
+    assert_eq!(t["field_size"], 16, "pairs: the field is 4·2^k: {t}");
+    assert_eq!(t["advance_per_table"], 2, "{t}");
     let (s, t) = start(&app, &org, &id).await;
     assert_eq!(s, StatusCode::OK, "{t}");
     let table = &t["bracket"]["rounds"][0]["tables"][2];
@@ -568,16 +572,91 @@ async fn a_shengji_tournament_of_sixteen_plays_out_and_ties_go_to_the_earlier_re
     );
     assert_eq!(v["game"], "shengji");
 
-    let t = wait_finished(&app, &id, 240).await;
-    assert_eq!(check_bracket(&t, 16, 4), 5, "every 升级 table ties: {t}");
-    let winner = players.iter().find(|p| t["winner"] == json!(p.id)).unwrap();
-    assert_eq!(app.coins(winner).await, 400);
-    // The final table is round 2 and says so.
-    let fin = &t["bracket"]["rounds"][1]["tables"][0];
-    let v = app.view(fin["match_id"].as_str().unwrap(), winner).await;
-    assert_eq!(v["tournament"]["round"], 2);
+    let t = wait_finished(&app, &id, 300).await;
+    let rounds = t["bracket"]["rounds"].as_array().unwrap();
+    assert_eq!(rounds.len(), 3, "16 → 8 → 4: {t}");
+    let mut pairs_before: Vec<Vec<Value>> = Vec::new();
+    for (r, (round, tables)) in rounds.iter().zip([4, 2, 1]).enumerate() {
+        let ts = round["tables"].as_array().unwrap();
+        assert_eq!(ts.len(), tables, "round {}", r + 1);
+        let mut pairs = Vec::new();
+        for table in ts {
+            let seats = table["seats"].as_array().unwrap();
+            let user = |s: usize| seats[s]["user_id"].clone();
+            let score = |s: usize| seats[s]["score"].as_i64().unwrap();
+            // Partners sit opposite and score alike.
+            assert_eq!(score(0), score(2), "{table}");
+            assert_eq!(score(1), score(3), "{table}");
+            let adv = table["advancers"].as_array().unwrap().clone();
+            assert_eq!(adv.len(), 2, "a pair advances: {table}");
+            let winning = if adv == [user(0), user(2)] { 0 } else { 1 };
+            assert_eq!(adv, [user(winning), user(winning + 2)], "{table}");
+            assert!(score(winning) >= score(1 - winning), "{table}");
+            if r > 0 {
+                // Pairs stay partners: each pair of this table advanced together before.
+                for s in 0..2 {
+                    let pair = vec![user(s), user(s + 2)];
+                    assert!(
+                        pairs_before.contains(&pair),
+                        "round {}: {pair:?} were not partners before",
+                        r + 1
+                    );
+                }
+            }
+            pairs.push(adv);
+        }
+        pairs_before = pairs;
+    }
+    let winners = t["winners"].as_array().unwrap().clone();
+    assert_eq!(winners, pairs_before[0], "{t}");
+    for w in &winners {
+        let p = players.iter().find(|p| *w == json!(p.id)).unwrap();
+        assert_eq!(app.coins(p).await, 200, "the final pair shares the 400");
+    }
+    let late = players.last().unwrap();
+    assert_eq!(
+        app.coins(late).await,
+        25,
+        "the 17th registrant was left out and paid nothing"
+    );
+    // The final table is round 3 and says so.
+    let fin = &rounds[2]["tables"][0];
+    let p = players.iter().find(|p| winners[0] == json!(p.id)).unwrap();
+    let v = app.view(fin["match_id"].as_str().unwrap(), p).await;
+    assert_eq!(v["tournament"]["round"], 3);
     assert_eq!(v["tournament"]["prize_pool"], 400);
     app.assert_ledger_reconciles().await;
+}
+
+/// `hands_per_round` is at least the table size (a round is never one deal) and defaults to
+/// 10, the seed's 局.
+#[tokio::test]
+async fn hands_per_round_is_at_least_the_table_size_and_defaults_to_ten() {
+    let app = spawn_app().await;
+    let org = app.organiser("organiser").await;
+    let starts_at = (chrono::Utc::now() + chrono::Duration::hours(1)).to_rfc3339();
+    for (game, least) in [("dazha", 4), ("chehuzi", 3)] {
+        let (s, b) = app
+            .post(
+                "/v1/tournaments",
+                &org.token,
+                json!({"game": game, "entry_fee": 0, "starts_at": starts_at,
+                       "hands_per_round": least - 1}),
+            )
+            .await;
+        assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+        assert!(b["detail"].as_str().unwrap().contains("table size"), "{b}");
+        let (s, t) = app
+            .post(
+                "/v1/tournaments",
+                &org.token,
+                json!({"game": game, "entry_fee": 0, "starts_at": starts_at}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{t}");
+        assert_eq!(t["hands_per_round"], 10, "{t}");
+        assert_eq!(t["field_size"], 0, "nobody registered yet: {t}");
+    }
 }
 
 #[tokio::test]

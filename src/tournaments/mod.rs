@@ -1,7 +1,10 @@
 //! 比赛场: knockout tournaments for every game played by a fixed number of seats. Every table is an ordinary match owned by
 //! the tournament (`matches.tournament_id`, `hands` = `hands_per_round`); the sweeper starts
 //! tournaments at `starts_at` and moves them on when a round's tables have all finished. All
-//! state is in the database, so a restart loses nothing.
+//! state is in the database, so a restart loses nothing. `bracket` holds the bracket's rules
+//! as pure code.
+
+pub mod bracket;
 
 use std::collections::HashMap;
 
@@ -18,6 +21,7 @@ use crate::matches::options::PlatformOptions;
 use crate::matches::table::TournamentSeat;
 use crate::matches::table::{NewTable, Table};
 use crate::notices::{self, Notice, Via};
+use bracket::{Contender, Format};
 
 const MAX_FEE: i64 = 1_000_000_000;
 
@@ -28,7 +32,8 @@ pub struct CreateTournament {
     pub name: Option<String>,
     pub entry_fee: i64,
     pub starts_at: DateTime<Utc>,
-    pub hands_per_round: u32,
+    /// Default [`DEFAULT_HANDS_PER_ROUND`]; at least the table size.
+    pub hands_per_round: Option<u32>,
     pub options: Option<Value>,
 }
 
@@ -62,6 +67,8 @@ struct TournamentRow {
     prize_pool: i64,
     round: i32,
     winner: Option<Uuid>,
+    /// The final's winners: one player, or a pair of fixed partners.
+    winners: Option<Vec<Uuid>>,
     created_by: Uuid,
     created_at: DateTime<Utc>,
     started_at: Option<DateTime<Utc>>,
@@ -75,6 +82,7 @@ impl TournamentRow {
             "entry_fee": self.entry_fee, "starts_at": self.starts_at,
             "hands_per_round": self.hands_per_round, "options": self.options,
             "prize_pool": self.prize_pool, "round": self.round, "winner": self.winner,
+            "winners": self.winners.clone().unwrap_or_default(),
             "created_by": self.created_by, "created_at": self.created_at,
             "started_at": self.started_at, "finished_at": self.finished_at,
         })
@@ -82,7 +90,7 @@ impl TournamentRow {
 }
 
 const SELECT_TOURNAMENT: &str = "SELECT id, name, game, entry_fee, starts_at, hands_per_round,
-    options, status, seed, prize_pool, round, winner, created_by, created_at, started_at,
+    options, status, seed, prize_pool, round, winner, winners, created_by, created_at, started_at,
     finished_at FROM tournaments";
 
 async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> ApiResult<TournamentRow> {
@@ -101,6 +109,8 @@ async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> ApiResult<Tourna
 /// A round's hands: enough for any game's 局, few enough that a table of absent players
 /// (paced at one hand per turn time) still ends its round in reasonable time.
 const MAX_HANDS_PER_ROUND: u32 = 100;
+/// A round's hands when the organiser does not say: the seed's 局 (金币场: 10把为一局).
+pub const DEFAULT_HANDS_PER_ROUND: u32 = 10;
 
 /// A tournament's settings, checked: what creating and editing it share.
 struct Settings {
@@ -121,7 +131,7 @@ fn check_settings(req: CreateTournament) -> ApiResult<Settings> {
             games::names().join(", ")
         ))
     })?;
-    let Some(table_size) = game.table_size() else {
+    let Some(format) = Format::of(game) else {
         return Err(ApiError::Validation(format!(
             "tournaments need a game played by a fixed number of seats; {} seats {} to {}",
             game.name(),
@@ -135,10 +145,13 @@ fn check_settings(req: CreateTournament) -> ApiResult<Settings> {
             req.entry_fee
         )));
     }
-    if !(1..=MAX_HANDS_PER_ROUND).contains(&req.hands_per_round) {
+    let table_size = format.table_size;
+    // Never one deal decides a round: at least as many hands as seats (rulings 7).
+    let hands_per_round = req.hands_per_round.unwrap_or(DEFAULT_HANDS_PER_ROUND);
+    if !(table_size as u32..=MAX_HANDS_PER_ROUND).contains(&hands_per_round) {
         return Err(ApiError::Validation(format!(
-            "hands_per_round must be from 1 to {MAX_HANDS_PER_ROUND}, got {}",
-            req.hands_per_round
+            "hands_per_round must be from {table_size} (the table size: a round is never \
+             decided by one deal) to {MAX_HANDS_PER_ROUND}, got {hands_per_round}"
         )));
     }
     let now = Utc::now();
@@ -181,7 +194,7 @@ fn check_settings(req: CreateTournament) -> ApiResult<Settings> {
         name,
         entry_fee: req.entry_fee,
         starts_at: req.starts_at,
-        hands_per_round: req.hands_per_round,
+        hands_per_round,
         options: Value::Object(stored),
     })
 }
@@ -287,13 +300,14 @@ struct TableRow {
     match_id: Uuid,
     players: Vec<Uuid>,
     scores: Option<Vec<i64>>,
-    advanced: Option<Uuid>,
+    /// Who advanced: one player, or a pair of fixed partners.
+    advancers: Option<Vec<Uuid>>,
     match_status: String,
 }
 
 async fn tables(conn: &mut PgConnection, id: Uuid) -> ApiResult<Vec<TableRow>> {
     Ok(sqlx::query_as(
-        "SELECT tt.round, tt.table_no, tt.match_id, tt.players, tt.scores, tt.advanced,
+        "SELECT tt.round, tt.table_no, tt.match_id, tt.players, tt.scores, tt.advancers,
                 m.status AS match_status
            FROM tournament_tables tt JOIN matches m ON m.id = tt.match_id
           WHERE tt.tournament_id = $1 ORDER BY tt.round, tt.table_no",
@@ -349,7 +363,8 @@ pub async fn detail(conn: &mut PgConnection, id: Uuid) -> ApiResult<Value> {
                         "seat": seat, "user_id": u, "username": names.get(u),
                         "score": scores[seat],
                     })).collect::<Vec<_>>(),
-                    "advanced": x.advanced,
+                    "advanced": x.advancers.as_ref().and_then(|a| a.first()),
+                    "advancers": x.advancers.clone().unwrap_or_default(),
                 })
             })
             .collect();
@@ -364,6 +379,16 @@ pub async fn detail(conn: &mut PgConnection, id: Uuid) -> ApiResult<Value> {
         }))
         .collect::<Vec<_>>());
     body["bracket"] = json!({ "rounds": rounds });
+    // How many players the field keeps: before the start, of those registered now (the latest
+    // registrants beyond it are left out, and so are those who cannot pay at the start); after
+    // it, the field itself.
+    let format = format_of(&t.game)?;
+    body["advance_per_table"] = json!(format.advance);
+    body["field_size"] = json!(if t.status == "registering" {
+        format.field_size(players.len())
+    } else {
+        players.iter().filter(|p| p.in_field == Some(true)).count()
+    });
     Ok(body)
 }
 
@@ -478,7 +503,7 @@ pub async fn edit(
         name: Some(req.name.unwrap_or(t.name)),
         entry_fee: req.entry_fee.unwrap_or(t.entry_fee),
         starts_at: req.starts_at.unwrap_or(t.starts_at),
-        hands_per_round: req.hands_per_round.unwrap_or(t.hands_per_round as u32),
+        hands_per_round: Some(req.hands_per_round.unwrap_or(t.hands_per_round as u32)),
         options: Some(req.options.unwrap_or(t.options)),
     })?;
     sqlx::query(
@@ -573,36 +598,6 @@ pub async fn start_now(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Va
     Ok(body)
 }
 
-/// The field for `n` able registrants at tables of `table_size`: the largest power of
-/// `table_size` not above `n` (0 when a single table cannot be filled).
-pub fn field_size(n: usize, table_size: usize) -> usize {
-    let mut f = 0;
-    let mut p = table_size.max(2);
-    while p <= n {
-        f = p;
-        p = p.saturating_mul(table_size);
-    }
-    f
-}
-
-/// One player at a finished tournament table, as the bracket judges them.
-#[derive(Clone, Copy, Debug)]
-pub struct Contender {
-    pub score: i64,
-    pub reg_no: i32,
-    pub escaped: bool,
-}
-
-/// The seat that advances from a finished table: the highest score among the players who did
-/// not escape, ties going to the earlier registration. If every player escaped, the best of
-/// them still fills the bracket slot so that the tournament ends. `None` for an empty table.
-pub fn advancer(table: &[Contender]) -> Option<usize> {
-    let stayed = table.iter().any(|c| !c.escaped);
-    (0..table.len())
-        .filter(|&i| !(stayed && table[i].escaped))
-        .max_by_key(|&i| (table[i].score, std::cmp::Reverse(table[i].reg_no)))
-}
-
 async fn start(conn: &mut PgConnection, mut t: TournamentRow) -> ApiResult<()> {
     let registered = players(conn, t.id).await?;
     let users: Vec<Uuid> = registered.iter().map(|p| p.user_id).collect();
@@ -614,12 +609,9 @@ async fn start(conn: &mut PgConnection, mut t: TournamentRow) -> ApiResult<()> {
         .filter(|(_, b)| **b >= t.entry_fee)
         .map(|(p, _)| p)
         .collect();
-    let table_size = games::game(&t.game)
-        .and_then(|g| g.table_size())
-        .ok_or_else(|| {
-            ApiError::Internal(anyhow::anyhow!("tournament of unknown game {}", t.game))
-        })?;
-    let field = field_size(able.len(), table_size);
+    let format = format_of(&t.game)?;
+    let table_size = format.table_size;
+    let field = format.field_size(able.len());
     let in_field: Vec<Uuid> = able.iter().take(field).map(|p| p.user_id).collect();
     sqlx::query(
         "UPDATE tournament_players SET in_field = (user_id = ANY($2)) WHERE tournament_id = $1",
@@ -679,12 +671,7 @@ async fn seat_round(
     let game = games::game(&t.game).ok_or_else(|| {
         ApiError::Internal(anyhow::anyhow!("tournament of unknown game {}", t.game))
     })?;
-    let table_size = game.table_size().ok_or_else(|| {
-        ApiError::Internal(anyhow::anyhow!(
-            "tournament of game {} without a fixed table size",
-            t.game
-        ))
-    })?;
+    let format = format_of(&t.game)?;
     let (platform, game_options) = PlatformOptions::split(Some(&t.options))?;
     let names: HashMap<Uuid, String> =
         sqlx::query_as::<_, (Uuid, String)>("SELECT id, username FROM users WHERE id = ANY($1)")
@@ -702,12 +689,14 @@ async fn seat_round(
     .bind(round)
     .fetch_all(&mut *conn)
     .await?;
-    for (table_no, group) in order.chunks(table_size).enumerate() {
+    for (table_no, group) in order.chunks(format.table_size).enumerate() {
+        // Partners (a pair advanced together) sit opposite.
+        let group = &format.seating(group)[..];
         let mut table = Table::insert(
             conn,
             NewTable {
                 game,
-                seats: table_size,
+                seats: format.table_size,
                 platform: PlatformOptions {
                     hands: Some(t.hands_per_round as u32),
                     ..platform.clone()
@@ -763,9 +752,19 @@ async fn seat_round(
     Ok(())
 }
 
-/// Closes a round whose tables have all finished: records scores, advances the winners, and
-/// seats the next round or pays the prize.
+/// The bracket format of a tournament's game.
+fn format_of(game: &str) -> ApiResult<Format> {
+    games::game(game).and_then(Format::of).ok_or_else(|| {
+        ApiError::Internal(anyhow::anyhow!(
+            "tournament of game {game}, which has no fixed table size"
+        ))
+    })
+}
+
+/// Closes a round whose tables have all finished: records scores, advances the winners (one
+/// per table, or a pair of fixed partners), and seats the next round or pays the prize.
 async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()> {
+    let format = format_of(&t.game)?;
     let all = tables(conn, t.id).await?;
     let live = live_scores(conn, t.id).await?;
     let players = players(conn, t.id).await?;
@@ -786,26 +785,29 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
                 }
             })
             .collect();
-        let best = advancer(&contenders)
-            .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("empty tournament table")))?;
-        let winner = table.players[best];
-        winners.push(winner);
+        let advancing: Vec<Uuid> = format
+            .advancers(&contenders)
+            .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("empty tournament table")))?
+            .into_iter()
+            .map(|seat| table.players[seat])
+            .collect();
+        winners.extend(&advancing);
         sqlx::query(
-            "UPDATE tournament_tables SET scores = $4, advanced = $5
+            "UPDATE tournament_tables SET scores = $4, advanced = ($5::uuid[])[1], advancers = $5
               WHERE tournament_id = $1 AND round = $2 AND table_no = $3",
         )
         .bind(t.id)
         .bind(t.round)
         .bind(table.table_no)
         .bind(&scores)
-        .bind(winner)
+        .bind(&advancing)
         .execute(&mut *conn)
         .await?;
         let losers: Vec<Uuid> = table
             .players
             .iter()
             .copied()
-            .filter(|u| *u != winner)
+            .filter(|u| !advancing.contains(u))
             .collect();
         sqlx::query(
             "UPDATE tournament_players SET eliminated_round = $3
@@ -833,46 +835,8 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
         )
         .await?;
     }
-    if let [champion] = winners[..] {
-        if t.prize_pool > 0 {
-            let meta = TxMeta {
-                reason: Reason::TournamentPrize,
-                tournament_id: Some(t.id),
-                ..TxMeta::default()
-            };
-            ledger::transfer(
-                conn,
-                &meta,
-                &[
-                    (Party::TournamentEscrow(t.id), -t.prize_pool),
-                    (Party::User(champion), t.prize_pool),
-                ],
-            )
-            .await?;
-        }
-        sqlx::query(
-            "UPDATE tournaments SET status = 'finished', winner = $2, finished_at = now() WHERE id = $1",
-        )
-        .bind(t.id)
-        .bind(champion)
-        .execute(&mut *conn)
-        .await?;
-        let field: Vec<Uuid> = players
-            .iter()
-            .filter(|p| p.in_field == Some(true))
-            .map(|p| p.user_id)
-            .collect();
-        notices::push_many(
-            conn,
-            &field,
-            &Notice::TournamentFinished {
-                tournament_id: t.id,
-                winner: Some(champion),
-            },
-        )
-        .await?;
-        tracing::info!(tournament_id = %t.id, winner = %champion, prize = t.prize_pool, "tournament finished");
-        return Ok(());
+    if winners.len() <= format.advance {
+        return finish(conn, &t, &players, winners).await;
     }
     let next = t.round + 1;
     sqlx::query("UPDATE tournaments SET round = $2 WHERE id = $1")
@@ -882,6 +846,62 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
         .await?;
     tracing::info!(tournament_id = %t.id, round = next, players = winners.len(), "tournament round seated");
     seat_round(conn, &t, next, &winners).await
+}
+
+/// The final is over: its winners (one player, or a pair) share the pool equally, the earlier
+/// registrant taking a coin that does not divide.
+async fn finish(
+    conn: &mut PgConnection,
+    t: &TournamentRow,
+    players: &[PlayerRow],
+    mut winners: Vec<Uuid>,
+) -> ApiResult<()> {
+    let reg_no = |u: &Uuid| {
+        players
+            .iter()
+            .find(|p| p.user_id == *u)
+            .map_or(i32::MAX, |p| p.reg_no)
+    };
+    winners.sort_by_key(reg_no);
+    if t.prize_pool > 0 {
+        let meta = TxMeta {
+            reason: Reason::TournamentPrize,
+            tournament_id: Some(t.id),
+            ..TxMeta::default()
+        };
+        let mut legs: Vec<(Party, i64)> = winners
+            .iter()
+            .zip(bracket::shares(t.prize_pool, winners.len()))
+            .map(|(&u, share)| (Party::User(u), share))
+            .collect();
+        legs.push((Party::TournamentEscrow(t.id), -t.prize_pool));
+        ledger::transfer(conn, &meta, &legs).await?;
+    }
+    sqlx::query(
+        "UPDATE tournaments SET status = 'finished', winner = ($2::uuid[])[1], winners = $2,
+                                finished_at = now()
+          WHERE id = $1",
+    )
+    .bind(t.id)
+    .bind(&winners)
+    .execute(&mut *conn)
+    .await?;
+    let field: Vec<Uuid> = players
+        .iter()
+        .filter(|p| p.in_field == Some(true))
+        .map(|p| p.user_id)
+        .collect();
+    notices::push_many(
+        conn,
+        &field,
+        &Notice::TournamentFinished {
+            tournament_id: t.id,
+            winners: winners.clone(),
+        },
+    )
+    .await?;
+    tracing::info!(tournament_id = %t.id, winners = ?winners, prize = t.prize_pool, "tournament finished");
+    Ok(())
 }
 
 /// One pass of the tournament driver (run by every server process's sweeper): starts due
@@ -954,7 +974,11 @@ pub async fn standings(pool: &PgPool, id: Uuid) -> ApiResult<Vec<Standing>> {
                 }
                 None => (0, 0),
             };
-            let status = if t.winner == Some(p.user_id) {
+            let won = t
+                .winners
+                .as_ref()
+                .map_or(t.winner == Some(p.user_id), |w| w.contains(&p.user_id));
+            let status = if won {
                 "winner"
             } else if t.status == "cancelled" {
                 "cancelled"
@@ -1003,92 +1027,4 @@ pub fn standings_csv(rows: &[Standing]) -> String {
         ));
     }
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_field_is_the_largest_power_of_three_at_three_seat_tables() {
-        for (n, f) in [
-            (2, 0),
-            (3, 3),
-            (8, 3),
-            (9, 9),
-            (26, 9),
-            (27, 27),
-            (81, 81),
-            (242, 81),
-        ] {
-            assert_eq!(field_size(n, 3), f, "{n}");
-        }
-    }
-
-    fn c(score: i64, reg_no: i32, escaped: bool) -> Contender {
-        Contender {
-            score,
-            reg_no,
-            escaped,
-        }
-    }
-
-    #[test]
-    fn the_highest_score_advances() {
-        let t = [
-            c(-10, 1, false),
-            c(30, 4, false),
-            c(-10, 2, false),
-            c(-10, 3, false),
-        ];
-        assert_eq!(advancer(&t), Some(1));
-    }
-
-    #[test]
-    fn a_tie_goes_to_the_earlier_registration_wherever_it_sits() {
-        // 打炸 partners score alike: seats 1 and 3 tie, seat 3 registered first.
-        let t = [
-            c(-20, 2, false),
-            c(20, 9, false),
-            c(-20, 1, false),
-            c(20, 5, false),
-        ];
-        assert_eq!(advancer(&t), Some(3));
-        // Everyone level: the earliest registrant of the table.
-        let t = [c(0, 7, false), c(0, 3, false), c(0, 12, false)];
-        assert_eq!(advancer(&t), Some(1));
-    }
-
-    #[test]
-    fn an_escaper_never_advances_unless_everyone_escaped() {
-        let t = [
-            c(50, 1, true),
-            c(-10, 2, false),
-            c(-20, 3, false),
-            c(-20, 4, false),
-        ];
-        assert_eq!(advancer(&t), Some(1));
-        let t = [c(-5, 4, true), c(5, 3, true), c(5, 2, true), c(-5, 1, true)];
-        assert_eq!(advancer(&t), Some(2));
-        assert_eq!(advancer(&[]), None);
-    }
-
-    #[test]
-    fn the_field_is_the_largest_power_of_four() {
-        for (n, f) in [
-            (0, 0),
-            (3, 0),
-            (4, 4),
-            (15, 4),
-            (16, 16),
-            (17, 16),
-            (63, 16),
-            (64, 64),
-            (255, 64),
-            (256, 256),
-            (1100, 1024),
-        ] {
-            assert_eq!(field_size(n, 4), f, "{n}");
-        }
-    }
 }
