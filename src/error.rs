@@ -51,6 +51,10 @@ pub enum ApiError {
 
 pub type ApiResult<T> = Result<T, ApiError>;
 
+/// The `code` of an error response, kept in the response's extensions for the request log.
+#[derive(Clone, Copy, Debug)]
+pub struct ErrorCode(pub &'static str);
+
 impl ApiError {
     pub fn code(&self) -> &'static str {
         match self {
@@ -179,7 +183,10 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        res.json(self.problem())
+        let mut res = res.json(self.problem());
+        // The request log names the refusal (metrics::track).
+        res.extensions_mut().insert(ErrorCode(self.code()));
+        res
     }
 }
 

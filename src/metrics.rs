@@ -228,12 +228,31 @@ fn method_label(m: &Method) -> &'static str {
     }
 }
 
+/// The header that carries a request's id, taken from the client (or a proxy) when it sends a
+/// usable one, made here otherwise, and returned in the response.
+pub const REQUEST_ID: &str = "x-request-id";
+
+/// The request id a client sent, if it is one we can log as it is: 1–64 characters of
+/// letters, digits, `-`, `_`, `.` and `:`.
+fn usable_request_id(sent: Option<&str>) -> Option<&str> {
+    sent.map(str::trim).filter(|id| {
+        (1..=64).contains(&id.len())
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_.:".contains(&b))
+    })
+}
+
 /// Counts every request by its route pattern (not its path, so ids do not explode the labels)
-/// and logs it at debug level.
+/// and logs it in one line at info level: method, route template, status, duration, the
+/// caller's user id when a token named one (`auth` records it), the error `code` of a refusal,
+/// and the request id (`X-Request-Id`), which every log line of the request carries (its
+/// span) and the response returns.
 pub async fn track(
     req: ServiceRequest,
     next: Next<impl MessageBody + 'static>,
 ) -> Result<ServiceResponse<BoxBody>, Error> {
+    use tracing::Instrument;
     let started = Instant::now();
     let registry = req.app_data::<web::Data<Metrics>>().cloned();
     let method = method_label(req.method());
@@ -243,20 +262,45 @@ pub async fn track(
         .as_ref()
         .and_then(|m| (m.route_of)(req.path()))
         .unwrap_or("unmatched");
-    let res = next.call(req).await?.map_into_boxed_body();
+    let request_id = usable_request_id(req.headers().get(REQUEST_ID).and_then(|v| v.to_str().ok()))
+        .map_or_else(|| uuid::Uuid::new_v4().simple().to_string(), str::to_owned);
+    let span = tracing::info_span!(
+        "request",
+        request_id = %request_id,
+        user_id = tracing::field::Empty
+    );
+    let mut res = next
+        .call(req)
+        .instrument(span.clone())
+        .await?
+        .map_into_boxed_body();
     let (status, secs) = (res.status().as_u16(), started.elapsed().as_secs_f64());
     if let Some(m) = registry {
         m.observe(method, route, status, secs);
     }
+    let code = res
+        .response()
+        .extensions()
+        .get::<crate::error::ErrorCode>()
+        .map(|c| c.0);
     // Paths name matches and tournaments, never secrets; bodies and headers are not logged.
-    tracing::debug!(
-        method,
-        route,
-        path = res.request().path(),
-        status,
-        ms = secs * 1000.0,
-        "request"
-    );
+    span.in_scope(|| {
+        tracing::info!(
+            method,
+            route,
+            path = res.request().path(),
+            status,
+            ms = (secs * 1e5).round() / 100.0,
+            code,
+            "request"
+        )
+    });
+    if let Ok(v) = actix_web::http::header::HeaderValue::from_str(&request_id) {
+        res.headers_mut().insert(
+            actix_web::http::header::HeaderName::from_static(REQUEST_ID),
+            v,
+        );
+    }
     Ok(res)
 }
 
@@ -402,6 +446,18 @@ async fn database_figures(pool: &PgPool) -> Result<(Vec<(String, i64)>, f64), sq
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_request_id_is_taken_only_when_it_can_be_logged_as_it_is() {
+        use super::usable_request_id as id;
+        assert_eq!(id(Some("abc-123_x.y:z")), Some("abc-123_x.y:z"));
+        assert_eq!(id(Some(" padded ")), Some("padded"));
+        assert_eq!(id(Some("")), None);
+        assert_eq!(id(Some("two words")), None);
+        assert_eq!(id(Some("x\"y")), None);
+        assert_eq!(id(Some(&"a".repeat(65))), None);
+        assert_eq!(id(None), None);
+    }
+
     use std::time::Duration;
 
     use super::*;

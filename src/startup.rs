@@ -251,8 +251,14 @@ fn cors(origins: &[String]) -> actix_cors::Cors {
             header::IF_NONE_MATCH,
             header::HeaderName::from_static("idempotency-key"),
             header::HeaderName::from_static("last-event-id"),
+            header::HeaderName::from_static(crate::metrics::REQUEST_ID),
         ])
-        .expose_headers([header::ETAG, header::LOCATION, header::RETRY_AFTER])
+        .expose_headers([
+            header::ETAG,
+            header::LOCATION,
+            header::RETRY_AFTER,
+            header::HeaderName::from_static(crate::metrics::REQUEST_ID),
+        ])
         .max_age(3600);
     for o in origins {
         cors = if o == "*" {

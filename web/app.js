@@ -286,7 +286,9 @@ function renderTurn() {
   const v = view;
   const names = v.to_act.map((i) => v.seats[i]?.username || `seat ${i}`).join(", ");
   let text = v.status === "waiting" ? `waiting for players (${v.seats.filter((s) => s.user_id).length}/${v.seats.length})`
-    : v.status === "playing" ? `to act: ${names}` : `match ${v.status}`;
+    : v.status === "playing"
+      ? (names ? `to act: ${names}` : v.phase === "claim" ? "claim window open (others may claim the card)" : "to act: —")
+      : `match ${v.status}`;
   if (v.deadline && v.status === "playing") {
     const left = Math.max(0, Math.round((Date.parse(v.deadline) - Date.now()) / 1000));
     text += ` · ${left}s`;

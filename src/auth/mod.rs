@@ -157,6 +157,8 @@ pub async fn authenticate_or_token(
             }
         }
     };
+    // The request's log lines name the caller (metrics::track's span).
+    tracing::Span::current().record("user_id", tracing::field::display(claims.sub));
     Ok(AuthUser {
         id: claims.sub,
         username: claims.name,

@@ -427,6 +427,11 @@ pub fn spawn_server(database_url: &str, port: u16) -> Server {
 
 /// `spawn_server` with another `RUST_LOG`.
 pub fn spawn_server_logging(database_url: &str, port: u16, rust_log: &str) -> Server {
+    spawn_server_with(database_url, port, &[("RUST_LOG", rust_log)])
+}
+
+/// `spawn_server` with more (or other) environment variables.
+pub fn spawn_server_with(database_url: &str, port: u16, env: &[(&str, &str)]) -> Server {
     let log = std::fs::OpenOptions::new()
         .create(true)
         .append(true)
@@ -440,7 +445,8 @@ pub fn spawn_server_logging(database_url: &str, port: u16, rust_log: &str) -> Se
             .env("PAIJU_ADMIN", format!("{}:{}", ADMIN.0, ADMIN.1))
             .env("PAIJU_SWEEP_MS", "100")
             .env("PAIJU_AUTH_PER_MIN", "100000")
-            .env("RUST_LOG", rust_log)
+            .env("RUST_LOG", "warn,paiju=info")
+            .envs(env.iter().copied())
             .stdout(Stdio::null())
             .stderr(Stdio::from(log))
             .spawn()

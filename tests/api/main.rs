@@ -14,6 +14,7 @@ mod money;
 mod move_conns;
 mod one_trip;
 mod openapi;
+mod operators;
 mod play;
 mod players;
 mod probe;

@@ -1,0 +1,115 @@
+//! What operators see: request logs with request ids, JSON log lines (docs/reliability.md §
+//! Observability).
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::Value;
+
+use crate::helpers::{
+    TestApp, free_port, fresh_database, server_log, spawn_app, spawn_server_with, wait_healthy,
+};
+
+/// A request's id comes back in `X-Request-Id`: the client's own when it sent a usable one,
+/// else one the server made; refusals carry it too.
+#[tokio::test]
+async fn the_request_id_round_trips() {
+    let app = spawn_app().await;
+    let p = app.register("traced").await;
+    let get = |id: Option<&'static str>| {
+        let mut req = app
+            .client
+            .get(format!("{}/v1/me", app.address))
+            .bearer_auth(&p.token);
+        if let Some(id) = id {
+            req = req.header("X-Request-Id", id);
+        }
+        req.send()
+    };
+    let res = get(Some("client-chosen-42")).await.unwrap();
+    assert_eq!(res.status(), StatusCode::OK);
+    assert_eq!(res.headers()["x-request-id"], "client-chosen-42");
+    let res = get(None).await.unwrap();
+    let made = res.headers()["x-request-id"].to_str().unwrap().to_string();
+    assert_eq!(made.len(), 32, "{made}");
+    assert!(made.bytes().all(|b| b.is_ascii_hexdigit()), "{made}");
+    let again = get(None).await.unwrap();
+    assert_ne!(
+        again.headers()["x-request-id"],
+        made.as_str(),
+        "a new id each time"
+    );
+    // An id that cannot be logged as it is gets replaced, not echoed.
+    let res = get(Some("has spaces and \"quotes\"")).await.unwrap();
+    assert_eq!(res.headers()["x-request-id"].len(), 32);
+    let res = app
+        .client
+        .get(format!("{}/v1/nothing-here", app.address))
+        .header("X-Request-Id", "refused-1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_FOUND);
+    assert_eq!(res.headers()["x-request-id"], "refused-1");
+}
+
+/// `PAIJU_LOG_FORMAT=json`: every log line is a JSON object, and each request gets one line
+/// with its method, route template, status, duration, the caller's user id, the refusal's
+/// code, and the request id.
+#[tokio::test]
+async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
+    let url = fresh_database().await;
+    let port = free_port();
+    let _ = std::fs::remove_file(server_log(port));
+    let _server = spawn_server_with(&url, port, &[("PAIJU_LOG_FORMAT", "json")]);
+    let address = format!("http://127.0.0.1:{port}");
+    wait_healthy(&address).await;
+    let app = TestApp::connect(address.clone(), sqlx::PgPool::connect(&url).await.unwrap()).await;
+    let p = app.register("logged").await;
+    let send = |path: String, id: &'static str| {
+        app.client
+            .get(format!("{address}{path}"))
+            .bearer_auth(&p.token)
+            .header("X-Request-Id", id)
+            .send()
+    };
+    let ok = send("/v1/me".into(), "json-ok-1").await.unwrap();
+    assert_eq!(ok.status(), StatusCode::OK);
+    let missing = format!("/v1/matches/{}", uuid::Uuid::new_v4());
+    let refused = send(missing, "json-404-1").await.unwrap();
+    assert_eq!(refused.status(), StatusCode::NOT_FOUND);
+
+    let until = tokio::time::Instant::now() + Duration::from_secs(10);
+    let (ok_line, refused_line) = loop {
+        let log = std::fs::read_to_string(server_log(port)).unwrap_or_default();
+        let lines: Vec<Value> = log
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("not JSON ({e}): {l}")))
+            .collect();
+        let find = |id: &str| {
+            lines
+                .iter()
+                .find(|l| l["fields"]["message"] == "request" && l["span"]["request_id"] == id)
+                .cloned()
+        };
+        if let (Some(a), Some(b)) = (find("json-ok-1"), find("json-404-1")) {
+            break (a, b);
+        }
+        assert!(
+            tokio::time::Instant::now() < until,
+            "no request lines in the log:\n{log}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    let f = &ok_line["fields"];
+    assert_eq!(f["method"], "GET", "{ok_line}");
+    assert_eq!(f["route"], "/v1/me", "{ok_line}");
+    assert_eq!(f["status"], 200, "{ok_line}");
+    assert!(f["ms"].is_number(), "{ok_line}");
+    assert_eq!(ok_line["span"]["user_id"], p.id.to_string(), "{ok_line}");
+    assert_eq!(ok_line["level"], "INFO");
+    let f = &refused_line["fields"];
+    assert_eq!(f["route"], "/v1/matches/{id}", "{refused_line}");
+    assert_eq!(f["status"], 404, "{refused_line}");
+    assert_eq!(f["code"], "not_found", "{refused_line}");
+}
