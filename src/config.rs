@@ -51,6 +51,12 @@ pub struct Config {
     pub cors_origins: Vec<String>,
     /// The per-user event stream (`GET /v1/me/stream`).
     pub stream: StreamSettings,
+    /// `PAIJU_METRICS_BIND`: `/metrics` on a listener of its own at this address, and not on
+    /// the API's port. Unset: the API's port serves it, to loopback clients only (docs/
+    /// reliability.md § Observability).
+    pub metrics_bind: Option<String>,
+    /// `PAIJU_METRICS_TOKEN`: a bearer token that opens `/metrics` from anywhere.
+    pub metrics_token: Option<String>,
     /// Coins the house gives a bot at a table of a game that stakes coins itself
     /// (`PAIJU_BOT_COINS`, default 2000; 0 refuses bots there).
     pub bot_coins: i64,
@@ -157,6 +163,8 @@ impl Config {
                 per_user: num("PAIJU_STREAMS_PER_USER", 4)?.clamp(1, 1000) as usize,
             },
             bot_coins: num("PAIJU_BOT_COINS", 2000)?.min(1_000_000_000) as i64,
+            metrics_bind: var("PAIJU_METRICS_BIND"),
+            metrics_token: var("PAIJU_METRICS_TOKEN"),
         })
     }
 }

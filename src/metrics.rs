@@ -397,10 +397,13 @@ pub async fn rate_limit(
 /// not blank the scrape (the figures only the database knows are left out then).
 #[get("/metrics")]
 pub async fn scrape(
+    req: actix_web::HttpRequest,
+    access: web::Data<MetricsAccess>,
     pool: web::Data<PgPool>,
     runtime: web::Data<crate::matches::runtime::Runtime>,
     m: web::Data<Metrics>,
-) -> HttpResponse {
+) -> Result<HttpResponse, ApiError> {
+    access.check(&req)?;
     let idle = pool.num_idle() as i64;
     m.pool.with_label_values(&["requests", "idle"]).set(idle);
     m.pool
@@ -425,9 +428,62 @@ pub async fn scrape(
             m.sweeper_lag.set(0.0);
         }
     }
-    HttpResponse::Ok()
+    Ok(HttpResponse::Ok()
         .content_type(prometheus::TEXT_FORMAT)
-        .body(m.render())
+        .body(m.render()))
+}
+
+/// Who may read `/metrics` where it is served: the figures tell an outsider how busy the
+/// service is and which routes fail, so publishing the API must not publish them.
+pub struct MetricsAccess {
+    /// This listener is the API's, and `/metrics` has one of its own (`PAIJU_METRICS_BIND`):
+    /// not served here.
+    pub elsewhere: bool,
+    /// This listener is the API's and `/metrics` has none of its own: only loopback clients
+    /// that no proxy forwarded may read it (or a holder of the token).
+    pub loopback_only: bool,
+    /// `PAIJU_METRICS_TOKEN`: `Authorization: Bearer <token>` opens it from anywhere.
+    pub token: Option<String>,
+}
+
+impl MetricsAccess {
+    fn check(&self, req: &actix_web::HttpRequest) -> Result<(), ApiError> {
+        if self.elsewhere {
+            return Err(ApiError::NotFound(
+                "/metrics is served on its own address (PAIJU_METRICS_BIND)".into(),
+            ));
+        }
+        let bearer = req
+            .headers()
+            .get(actix_web::http::header::AUTHORIZATION)
+            .and_then(|h| h.to_str().ok())
+            .and_then(|h| h.trim().split_once(' '))
+            .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+            .map(|(_, t)| t.trim());
+        if let Some(token) = &self.token
+            && bearer.is_some_and(|b| constant_time_eq(b.as_bytes(), token.as_bytes()))
+        {
+            return Ok(());
+        }
+        let forwarded = ["x-forwarded-for", "forwarded", "x-real-ip"]
+            .iter()
+            .any(|h| req.headers().contains_key(*h));
+        let loopback = req.peer_addr().is_some_and(|a| a.ip().is_loopback()) && !forwarded;
+        match (self.loopback_only, self.token.is_some()) {
+            (true, _) if loopback => Ok(()),
+            (false, false) => Ok(()),
+            _ => Err(ApiError::Forbidden(
+                "/metrics is for the operator: from this host, or with PAIJU_METRICS_TOKEN as \
+                 a bearer token"
+                    .into(),
+            )),
+        }
+    }
+}
+
+/// Compares two byte strings in time that depends on their lengths only.
+fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 async fn database_figures(pool: &PgPool) -> Result<(Vec<(String, i64)>, f64), sqlx::Error> {

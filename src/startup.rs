@@ -19,7 +19,7 @@ use crate::matches::notify::Hub;
 use crate::matches::runtime::Runtime;
 use crate::matches::stream::Streams;
 use crate::matches::sweeper;
-use crate::metrics::{self, Metrics, RateLimiter};
+use crate::metrics::{self, Metrics, MetricsAccess, RateLimiter};
 use crate::{db, pglocal, routes};
 
 pub struct Application {
@@ -29,6 +29,8 @@ pub struct Application {
     stop: watch::Sender<bool>,
     background: Vec<JoinHandle<()>>,
     streams: web::Data<Streams>,
+    /// `/metrics` on its own address (`PAIJU_METRICS_BIND`), with that address's port.
+    metrics_server: Option<(Server, u16)>,
 }
 
 /// The database to use: `DATABASE_URL`, or the project-local cluster (created on first run).
@@ -140,6 +142,23 @@ impl Application {
         let bot_data = web::Data::new(BotSettings {
             coins: config.bot_coins,
         });
+        let metrics_access = web::Data::new(MetricsAccess {
+            elsewhere: config.metrics_bind.is_some(),
+            loopback_only: true,
+            token: config.metrics_token.clone(),
+        });
+        let metrics_server = match &config.metrics_bind {
+            Some(bind) => Some(metrics_listener(
+                bind,
+                MetricsAccess {
+                    elsewhere: false,
+                    loopback_only: false,
+                    token: config.metrics_token.clone(),
+                },
+                (pool_data.clone(), runtime.clone(), metrics.clone()),
+            )?),
+            None => None,
+        };
         let server = HttpServer::new(move || {
             App::new()
                 .wrap(middleware::Condition::new(
@@ -148,6 +167,7 @@ impl Application {
                 ))
                 .wrap(middleware::from_fn(metrics::track))
                 .app_data(metrics.clone())
+                .app_data(metrics_access.clone())
                 .app_data(limiter.clone())
                 .app_data(pool_data.clone())
                 .app_data(jwt.clone())
@@ -176,7 +196,13 @@ impl Application {
             stop,
             background,
             streams: app_streams,
+            metrics_server,
         })
+    }
+
+    /// The port of `/metrics`' own listener, when `PAIJU_METRICS_BIND` gave it one.
+    pub fn metrics_port(&self) -> Option<u16> {
+        self.metrics_server.as_ref().map(|m| m.1)
     }
 
     pub fn port(&self) -> u16 {
@@ -187,22 +213,47 @@ impl Application {
         self.pool.clone()
     }
 
-    /// Serves until SIGINT/SIGTERM: open streams end at once, in-flight requests finish (for
-    /// up to 10 s), then the sweeper stops.
+    /// Serves until SIGINT/SIGTERM (`main`): see [`Application::run_until`]. A second signal
+    /// stops at once, without waiting for requests in flight.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        self.run_until(shutdown_signal()).await
+    }
+
+    /// Serves until `stop` finishes (it names why): open streams end at once, requests in
+    /// flight finish (for up to 10 s; a signal meanwhile cuts that short), then the sweeper
+    /// stops.
+    pub async fn run_until(
+        self,
+        stop: impl std::future::Future<Output = &'static str>,
+    ) -> anyhow::Result<()> {
         let handle = self.server.handle();
         let streams = self.streams.clone();
         let mut server = self.server;
+        let metrics = self.metrics_server.map(|(m, _)| {
+            let h = m.handle();
+            tokio::spawn(m);
+            h
+        });
         let result = tokio::select! {
             r = &mut server => r,
-            signal = shutdown_signal() => {
-                tracing::info!(signal, open_streams = streams.open_count(), "shutting down");
+            why = stop => {
+                tracing::info!(why, open_streams = streams.open_count(), "shutting down");
                 streams.close_all();
                 // The command is sent now; the server, polled below, carries it out.
                 drop(handle.stop(true));
-                server.await
+                tokio::select! {
+                    r = &mut server => r,
+                    again = shutdown_signal() => {
+                        tracing::warn!(signal = again, "second signal: stopping at once");
+                        drop(handle.stop(false));
+                        server.await
+                    }
+                }
             }
         };
+        if let Some(m) = metrics {
+            m.stop(false).await;
+        }
         let _ = self.stop.send(true);
         for task in self.background {
             task.abort();
@@ -211,6 +262,33 @@ impl Application {
         tracing::info!("paiju stopped");
         Ok(result?)
     }
+}
+
+/// `/metrics` alone on `bind` (`PAIJU_METRICS_BIND`): what a scrape reads, on an address the
+/// API's clients never see. Returns the server and its port.
+fn metrics_listener(
+    bind: &str,
+    access: MetricsAccess,
+    (pool, runtime, metrics): (web::Data<PgPool>, web::Data<Runtime>, web::Data<Metrics>),
+) -> anyhow::Result<(Server, u16)> {
+    let listener =
+        TcpListener::bind(bind).with_context(|| format!("binding PAIJU_METRICS_BIND {bind}"))?;
+    let port = listener.local_addr()?.port();
+    let access = web::Data::new(access);
+    let server = HttpServer::new(move || {
+        App::new()
+            .app_data(access.clone())
+            .app_data(pool.clone())
+            .app_data(runtime.clone())
+            .app_data(metrics.clone())
+            .service(metrics::scrape)
+    })
+    .listen(listener)?
+    .workers(1)
+    .disable_signals()
+    .run();
+    tracing::info!(address = %bind, port, "metrics listening");
+    Ok((server, port))
 }
 
 /// The first SIGINT or SIGTERM, by name.

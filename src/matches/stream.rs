@@ -229,9 +229,9 @@ impl Streams {
         live.start(last_event_id).await?;
         Ok(futures_util::stream::unfold(live, |mut live| async move {
             match live.next_frame().await {
-                Ok(frame) => Some((Ok(frame), live)),
-                Err(ApiError::Unavailable(why)) => {
-                    tracing::debug!(user_id = %live.user, why, "player stream closed");
+                Ok(Some(frame)) => Some((Ok(frame), live)),
+                Ok(None) => {
+                    tracing::debug!(user_id = %live.user, "player stream closed: shutting down");
                     None
                 }
                 Err(e) => {
@@ -309,7 +309,8 @@ impl Live {
         self.matches.entry(id).or_insert(Followed { rx, sent });
     }
 
-    async fn next_frame(&mut self) -> ApiResult<Bytes> {
+    /// The next frame to send; `None` when the server is shutting down.
+    async fn next_frame(&mut self) -> ApiResult<Option<Bytes>> {
         loop {
             // The account was deleted, or its password changed, since the stream opened: its
             // token is refused now.
@@ -319,14 +320,14 @@ impl Live {
                 ));
             }
             if let Some(frame) = self.queue.pop_front() {
-                return Ok(frame);
+                return Ok(Some(frame));
             }
             if self.probing {
                 // The first probe went out; a closed peer's reset has had time to come back,
                 // and this write then fails, which ends the stream.
                 self.probing = false;
                 tokio::time::sleep(PROBE_GAP).await;
-                return Ok(Bytes::from_static(b": probe\n\n"));
+                return Ok(Some(Bytes::from_static(b": probe\n\n")));
             }
             match self.wait().await {
                 Wake::Notices => self.read_notices().await?,
@@ -336,9 +337,7 @@ impl Live {
                     self.probing = true;
                     self.queue.push_back(Bytes::from_static(b": probe\n\n"));
                 }
-                Wake::Closing => {
-                    return Err(ApiError::Unavailable("the server is shutting down".into()));
-                }
+                Wake::Closing => return Ok(None),
             }
         }
     }

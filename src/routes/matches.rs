@@ -80,22 +80,43 @@ pub async fn join(
     pool: web::Data<PgPool>,
     user: AuthUser,
     path: web::Path<Uuid>,
-    body: web::Bytes,
+    body: Option<web::Json<JoinMatch>>,
+    req: HttpRequest,
 ) -> ApiResult<HttpResponse> {
     // The body is optional, but one that is sent must be a valid `JoinMatch` (a seat of -1 is
-    // refused, not read as "any seat").
-    let req: JoinMatch = if body.iter().all(u8::is_ascii_whitespace) {
-        JoinMatch {
+    // refused, not read as "any seat"): `Option<Json>` alone would take a body that fails to
+    // parse for no body at all.
+    let req = match body {
+        Some(b) => b.into_inner(),
+        None if sent_a_body(&req) => {
+            // Read again through the app's JsonConfig, for its problem+json answer.
+            return Err(ApiError::BadRequest(
+                "invalid JSON body: it must be an object like {\"seat\": 0, \"buy_in\": 100} \
+                 with a seat from 0 and a buy_in from 0, or nothing"
+                    .into(),
+            ));
+        }
+        None => JoinMatch {
             seat: None,
             buy_in: None,
-        }
-    } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::BadRequest(format!("invalid JSON body: {e}")))?
+        },
     };
     Ok(view_response(
         matches::join(&pool, &user, path.into_inner(), req).await?,
     ))
+}
+
+/// Whether the request came with a body (a length above zero, or chunked).
+fn sent_a_body(req: &HttpRequest) -> bool {
+    let length = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match length {
+        Some(n) => n > 0,
+        None => req.headers().contains_key(header::TRANSFER_ENCODING),
+    }
 }
 
 #[post("/v1/matches/{id}/leave")]

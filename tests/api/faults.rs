@@ -249,11 +249,13 @@ async fn a_database_outage_gets_fast_503s_and_recovery() {
         fast_moves: true,
         commit_lanes: 2,
         commit_batch: 64,
+        metrics_bind: None,
+        metrics_token: None,
     };
     let application = Application::build(config).await.unwrap();
     let address = format!("http://127.0.0.1:{}", application.port());
     let pool = application.pool();
-    tokio::spawn(application.run_until_stopped());
+    tokio::spawn(application.run_until(std::future::pending()));
     let app = TestApp::connect(address, pool).await;
     let p = app.player("outage", 1000).await;
     assert_eq!(app.coins(&p).await, 1000);

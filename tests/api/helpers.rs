@@ -62,6 +62,8 @@ pub struct TestApp {
     pub client: reqwest::Client,
     pub pool: PgPool,
     pub admin_token: String,
+    /// `/metrics`' own listener, when the config gave it one (`PAIJU_METRICS_BIND`).
+    pub metrics_address: Option<String>,
 }
 
 pub struct Player {
@@ -117,13 +119,19 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
         fast_moves: true,
         commit_lanes: 2,
         commit_batch: 64,
+        metrics_bind: None,
+        metrics_token: None,
     };
     configure(&mut config);
     let app = Application::build(config).await.expect("building the app");
     let address = format!("http://127.0.0.1:{}", app.port());
+    let metrics_address = app.metrics_port().map(|p| format!("http://127.0.0.1:{p}"));
     let pool = app.pool();
-    tokio::spawn(app.run_until_stopped());
-    TestApp::connect(address, pool).await
+    // No signal handlers in the test process: Ctrl-C still ends `cargo test`.
+    tokio::spawn(app.run_until(std::future::pending()));
+    let mut t = TestApp::connect(address, pool).await;
+    t.metrics_address = metrics_address;
+    t
 }
 
 impl TestApp {
@@ -138,6 +146,7 @@ impl TestApp {
             client,
             pool,
             admin_token: String::new(),
+            metrics_address: None,
         };
         let (status, body) = t
             .call(

@@ -7,7 +7,8 @@ use reqwest::StatusCode;
 use serde_json::Value;
 
 use crate::helpers::{
-    TestApp, free_port, fresh_database, server_log, spawn_app, spawn_server_with, wait_healthy,
+    TestApp, free_port, fresh_database, server_log, spawn_app, spawn_app_with, spawn_server_with,
+    wait_healthy,
 };
 
 /// A request's id comes back in `X-Request-Id`: the client's own when it sent a usable one,
@@ -112,4 +113,64 @@ async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
     assert_eq!(f["route"], "/v1/matches/{id}", "{refused_line}");
     assert_eq!(f["status"], 404, "{refused_line}");
     assert_eq!(f["code"], "not_found", "{refused_line}");
+}
+
+async fn scrape(app: &TestApp, base: &str, headers: &[(&str, &str)]) -> StatusCode {
+    let mut req = app.client.get(format!("{base}/metrics"));
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    req.send().await.unwrap().status()
+}
+
+/// `/metrics` is the operator's: on the API's port only for a client on this host that no
+/// proxy forwarded (publishing the API does not publish the figures), or for a holder of
+/// `PAIJU_METRICS_TOKEN`; with `PAIJU_METRICS_BIND` it has a listener of its own and the API's
+/// port does not serve it.
+#[tokio::test]
+async fn metrics_stay_off_the_public_api() {
+    let app = spawn_app_with(|c| c.metrics_token = Some("scrape-secret".into())).await;
+    let base = app.address.clone();
+    assert_eq!(
+        scrape(&app, &base, &[]).await,
+        StatusCode::OK,
+        "from this host"
+    );
+    let forwarded = [("X-Forwarded-For", "203.0.113.7")];
+    assert_eq!(
+        scrape(&app, &base, &forwarded).await,
+        StatusCode::FORBIDDEN,
+        "a request a proxy forwarded from outside"
+    );
+    let with_token = [
+        ("X-Forwarded-For", "203.0.113.7"),
+        ("Authorization", "Bearer scrape-secret"),
+    ];
+    assert_eq!(scrape(&app, &base, &with_token).await, StatusCode::OK);
+    let wrong = [
+        ("X-Forwarded-For", "203.0.113.7"),
+        ("Authorization", "Bearer scrape-secreT"),
+    ];
+    assert_eq!(scrape(&app, &base, &wrong).await, StatusCode::FORBIDDEN);
+
+    let app = spawn_app_with(|c| c.metrics_bind = Some("127.0.0.1:0".into())).await;
+    let own = app.metrics_address.clone().expect("a metrics listener");
+    assert_eq!(
+        scrape(&app, &app.address, &[]).await,
+        StatusCode::NOT_FOUND,
+        "the API's port no longer serves it"
+    );
+    let text = app
+        .client
+        .get(format!("{own}/metrics"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(text.contains("paiju_http_requests_total"), "{text}");
+    assert!(text.contains("paiju_database_up 1"), "{text}");
+    let res = app.client.get(format!("{own}/v1/me")).send().await.unwrap();
+    assert_eq!(res.status(), StatusCode::NOT_FOUND, "only /metrics there");
 }

@@ -264,6 +264,10 @@ pub trait Game: 'static {
     /// `HandResult::units` × stake coins between wallets. Games that stake coins themselves
     /// (`Outcome::money`) cannot.
     const COIN_ROOMS: bool = false;
+    /// Whether an escape's penalty is taken from the leaver's wallet (扯旋: the table total,
+    /// from the 簸簸 and then the wallet): the service then passes `Game::leave` the wallet as
+    /// it is at the escape, read under a lock. Other games' `leave` is passed 0.
+    const ESCAPE_TAKES_WALLET: bool = false;
     /// Whether partners are fixed for the whole match (四副牌升级: opposite seats always score
     /// alike), so a tournament advances the winning pair, not one player.
     const FIXED_PARTNERS: bool = false;
@@ -317,9 +321,9 @@ pub trait Game: 'static {
         Self::auto_action(state, seat)
     }
     /// A seated player leaves during the match (逃跑 when it is still in the hand): the game's
-    /// penalty. `wallet` is the leaver's wallet balance now (coins on the table not counted):
-    /// a penalty taken from the wallet takes at most that, so the hand's record says what the
-    /// ledger moves. Afterwards the seat is empty; the match either waits for a new player
+    /// penalty. `wallet` is the leaver's wallet balance now (coins on the table not counted)
+    /// when [`Game::ESCAPE_TAKES_WALLET`], else 0: a penalty taken from the wallet takes at
+    /// most that, so the hand's record says what the ledger moves. Afterwards the seat is empty; the match either waits for a new player
     /// (`NeedsDeal`), plays on, or is `Finished`.
     fn leave(state: &mut Self::State, seat: SeatNo, ctx: Ctx, wallet: i64) -> Outcome;
 
@@ -427,6 +431,8 @@ pub trait DynGame: Send + Sync {
     fn coin_rooms(&self) -> bool;
     /// [`Game::FIXED_PARTNERS`].
     fn fixed_partners(&self) -> bool;
+    /// [`Game::ESCAPE_TAKES_WALLET`].
+    fn escape_takes_wallet(&self) -> bool;
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError>;
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String>;
     fn new_match(&self, options: &Value, seats: usize) -> Result<Box<dyn DynState>, String>;
@@ -505,6 +511,9 @@ where
     }
     fn fixed_partners(&self) -> bool {
         G::FIXED_PARTNERS
+    }
+    fn escape_takes_wallet(&self) -> bool {
+        G::ESCAPE_TAKES_WALLET
     }
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError> {
         parse_options::<G>(seats, raw).map(|o| to_value(&o))

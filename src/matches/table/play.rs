@@ -321,14 +321,23 @@ impl Table {
         seat: SeatNo,
     ) -> Result<(), ApiError> {
         let hand_no = self.hand_no();
-        // The wallet as it is now, locked: a penalty takes at most this, and the hand's record
-        // says what the ledger takes (the action log keeps it, so the replay re-runs it).
-        let wallet = match self.hand_player(seat) {
-            Some(user) => self.lock_balances(conn, &[user]).await?[0],
-            None => 0,
+        // In a game whose escape penalty takes from the wallet: the wallet as it is now,
+        // locked, so the penalty takes at most this and the hand's record says what the ledger
+        // takes (the action log keeps it, so the replay re-runs it). A seat whose hand is
+        // another player's (its leaver's) is out of the hand and owes nothing.
+        let (wallet, logged) = match self.hand_player(seat) {
+            Some(user)
+                if self.game.escape_takes_wallet()
+                    && self.seat(seat).is_some_and(|s| s.user_id == user) =>
+            {
+                let wallet = self.lock_balances(conn, &[user]).await?[0];
+                (wallet, Some(json!({ "wallet": wallet })))
+            }
+            _ if self.game.escape_takes_wallet() => (0, Some(json!({ "wallet": 0 }))),
+            _ => (0, None),
         };
         let outcome = self.state.leave(seat, self.ctx(), wallet);
-        self.log_action(hand_no, seat, "leave", Some(json!({ "wallet": wallet })));
+        self.log_action(hand_no, seat, "leave", logged);
         self.carry_out(conn, outcome).await
     }
 

@@ -381,6 +381,7 @@ impl Game for Chexuan {
 
     const NAME: &'static str = "chexuan";
     const SEATS: RangeInclusive<usize> = 2..=6;
+    const ESCAPE_TAKES_WALLET: bool = true;
 
     fn check_options(opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
         check_range("ante", opts.ante, 1..=MAX_OPTION)?;
