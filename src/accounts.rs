@@ -317,32 +317,55 @@ pub async fn find_by_name(pool: &PgPool, username: &str) -> ApiResult<Option<Pro
     Ok(row.map(to_profile))
 }
 
-/// Gives account `id` a role (effective on its next token, and at once for role-gated routes,
-/// which read the role now). A deleted account is not found; a bot's account is the server's
-/// and keeps its role.
-pub async fn set_role(pool: &PgPool, id: Uuid, role: Role) -> ApiResult<User> {
-    let row: Option<(Uuid, String, i64)> = sqlx::query_as(
-        "UPDATE users SET role = $2 WHERE id = $1 AND deleted_at IS NULL AND NOT bot
-         RETURNING id, username, token_gen",
+/// Gives account `id` a role (effective at once: role-gated routes read the role now). A
+/// deleted account is not found; a bot's account is the server's and keeps its role. A change
+/// is recorded in the admin audit trail, by `actor` (`None`: the `PAIJU_ADMIN` bootstrap,
+/// recorded as the account's own).
+pub async fn set_role(pool: &PgPool, actor: Option<Uuid>, id: Uuid, role: Role) -> ApiResult<User> {
+    let mut tx = pool.begin().await?;
+    let before: Option<(String, String, i64)> = sqlx::query_as(
+        "SELECT username, role, token_gen FROM users
+          WHERE id = $1 AND deleted_at IS NULL AND NOT bot FOR UPDATE",
     )
     .bind(id)
-    .bind(role.as_str())
-    .fetch_optional(pool)
+    .fetch_optional(&mut *tx)
     .await?;
-    match row {
-        Some((id, username, generation)) => Ok(User {
-            id,
-            username,
-            role,
-            generation,
-        }),
-        None => Err(crate::players::player_account(pool, id)
+    let Some((username, was, generation)) = before else {
+        return Err(crate::players::player_account(&mut *tx, id)
             .await
             .err()
             .unwrap_or_else(|| {
                 ApiError::Conflict(format!("the account {id} changed meanwhile; retry"))
-            })),
+            }));
+    };
+    if was != role.as_str() {
+        sqlx::query("UPDATE users SET role = $2 WHERE id = $1")
+            .bind(id)
+            .bind(role.as_str())
+            .execute(&mut *tx)
+            .await?;
+        crate::audit::record(
+            &mut tx,
+            crate::audit::Record {
+                actor: actor.unwrap_or(id),
+                action: crate::audit::Action::RoleChange,
+                target_user: Some(id),
+                tournament_id: None,
+                detail: &serde_json::json!({
+                    "from": was, "to": role.as_str(),
+                    "via": if actor.is_some() { "api" } else { "PAIJU_ADMIN" },
+                }),
+            },
+        )
+        .await?;
     }
+    tx.commit().await?;
+    Ok(User {
+        id,
+        username,
+        role,
+        generation,
+    })
 }
 
 /// `PAIJU_ADMIN`: creates the admin account, or makes an existing account with that password an
@@ -356,7 +379,7 @@ pub async fn ensure_admin(pool: &PgPool, username: &str, password: &str) -> anyh
     for _ in 0..2 {
         match authenticate(pool, &creds).await {
             Ok(user) => {
-                set_role(pool, user.id, Role::Admin).await?;
+                set_role(pool, None, user.id, Role::Admin).await?;
                 tracing::info!(username, "admin account present");
                 return Ok(());
             }

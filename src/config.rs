@@ -102,7 +102,13 @@ fn cors_origins(v: &str) -> anyhow::Result<Vec<String>> {
 
 impl Config {
     pub fn from_env() -> anyhow::Result<Config> {
-        let var = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
+        Config::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// The settings from `lookup` (the environment, in `from_env`): every variable the server
+    /// reads goes through it, so a test can list them (the README's table must name each).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> anyhow::Result<Config> {
+        let var = |k: &str| lookup(k).filter(|v| !v.is_empty());
         let admin = match var("PAIJU_ADMIN") {
             None => None,
             Some(v) => {

@@ -56,6 +56,26 @@ pub type ApiResult<T> = Result<T, ApiError>;
 pub struct ErrorCode(pub &'static str);
 
 impl ApiError {
+    /// Every `code` an error response may carry (the docs name each: a test compares them).
+    pub const CODES: [&'static str; 16] = [
+        "unauthorized",
+        "forbidden",
+        "not_found",
+        "validation_failed",
+        "illegal_action",
+        "not_your_turn",
+        "version_conflict",
+        "insufficient_coins",
+        "seat_taken",
+        "match_full",
+        "already_registered",
+        "rate_limited",
+        "conflict",
+        "payload_too_large",
+        "method_not_allowed",
+        "unavailable",
+    ];
+
     pub fn code(&self) -> &'static str {
         match self {
             ApiError::Unauthorized(_) => "unauthorized",
@@ -241,5 +261,67 @@ impl From<sqlx::Error> for ApiError {
             return ApiError::Unavailable("the database is not reachable right now; retry".into());
         }
         ApiError::Internal(e.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `CODES` lists the code of every variant (an internal error's `internal` included).
+    #[test]
+    fn codes_lists_every_variant() {
+        let s = String::new;
+        let view = View::render(uuid::Uuid::nil(), 1, &serde_json::json!({}));
+        let all = [
+            ApiError::Unauthorized(s()),
+            ApiError::Forbidden(s()),
+            ApiError::NotFound(s()),
+            ApiError::BadRequest(s()),
+            ApiError::Validation(s()),
+            ApiError::Illegal(s()),
+            ApiError::NotYourTurn(s()),
+            ApiError::VersionConflict(Box::new(view)),
+            ApiError::InsufficientCoins(s()),
+            ApiError::SeatTaken(s()),
+            ApiError::MatchFull(s()),
+            ApiError::AlreadyRegistered(s()),
+            ApiError::RateLimited(s(), 1),
+            ApiError::Conflict(s()),
+            ApiError::PayloadTooLarge(s()),
+            ApiError::MethodNotAllowed(s()),
+            ApiError::Unavailable(s()),
+        ];
+        for e in &all {
+            // A new variant must be added here, and its code to CODES.
+            match e {
+                ApiError::Unauthorized(_)
+                | ApiError::Forbidden(_)
+                | ApiError::NotFound(_)
+                | ApiError::BadRequest(_)
+                | ApiError::Validation(_)
+                | ApiError::Illegal(_)
+                | ApiError::NotYourTurn(_)
+                | ApiError::VersionConflict(_)
+                | ApiError::InsufficientCoins(_)
+                | ApiError::SeatTaken(_)
+                | ApiError::MatchFull(_)
+                | ApiError::AlreadyRegistered(_)
+                | ApiError::RateLimited(..)
+                | ApiError::Conflict(_)
+                | ApiError::PayloadTooLarge(_)
+                | ApiError::MethodNotAllowed(_)
+                | ApiError::Unavailable(_)
+                | ApiError::Internal(_) => {}
+            }
+            assert!(ApiError::CODES.contains(&e.code()), "{}", e.code());
+        }
+        let used: std::collections::BTreeSet<_> = all.iter().map(ApiError::code).collect();
+        assert_eq!(
+            used.len(),
+            ApiError::CODES.len(),
+            "no code in CODES is unused"
+        );
+        assert_eq!(ApiError::Internal(anyhow::anyhow!("x")).code(), "internal");
     }
 }

@@ -52,6 +52,23 @@ pub enum Reason {
 }
 
 impl Reason {
+    /// Every reason (the docs name each: a test compares them).
+    pub const ALL: [Reason; 13] = [
+        Reason::Grant,
+        Reason::Stake,
+        Reason::HandSettlement,
+        Reason::StakeReturn,
+        Reason::EscapePenalty,
+        Reason::RoomFee,
+        Reason::CoinRoom,
+        Reason::TournamentFee,
+        Reason::TournamentPrize,
+        Reason::TournamentRefund,
+        Reason::AccountClosed,
+        Reason::BotFunding,
+        Reason::BotReturn,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             Reason::Grant => "grant",

@@ -1,6 +1,7 @@
 //! paiju (牌局): a REST server for Chinese regional card games.
 
 pub mod accounts;
+pub mod audit;
 pub mod auth;
 pub mod config;
 pub mod cursor;

@@ -1,5 +1,8 @@
 use tracing_subscriber::EnvFilter;
 
+/// The environment variables logging reads (beside `Config`'s).
+pub const VARIABLES: [&str; 2] = ["RUST_LOG", "PAIJU_LOG_FORMAT"];
+
 /// Logs to stderr; `RUST_LOG` filters (default: info for us, warn for libraries).
 /// `PAIJU_LOG_FORMAT=json` writes one JSON object per line (with the request's span: its
 /// `request_id` and `user_id`) for log shippers; anything else, readable text.

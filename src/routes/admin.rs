@@ -44,7 +44,18 @@ pub async fn grant(
             return Ok(created(first));
         }
     }
-    let entry = crate::ledger::grant(&mut tx, user_id, amount, note).await?;
+    let entry = crate::ledger::grant(&mut tx, user_id, amount, note.clone()).await?;
+    crate::audit::record(
+        &mut tx,
+        crate::audit::Record {
+            actor: user.id,
+            action: crate::audit::Action::Grant,
+            target_user: Some(user_id),
+            tournament_id: None,
+            detail: &json!({ "amount": amount, "note": note, "entry_id": entry.id }),
+        },
+    )
+    .await?;
     if let Some(key) = &key {
         idempotency::answer(&mut tx, user.id, key, 201, &entry).await?;
     }
@@ -68,7 +79,8 @@ pub async fn set_role(
 ) -> ApiResult<HttpResponse> {
     user.require(&mut *pool.acquire().await?, Role::Admin)
         .await?;
-    let changed = crate::accounts::set_role(&pool, path.into_inner(), body.role).await?;
+    let changed =
+        crate::accounts::set_role(&pool, Some(user.id), path.into_inner(), body.role).await?;
     tracing::info!(admin = %user.id, user_id = %changed.id, role = changed.role.as_str(), "role changed");
     Ok(HttpResponse::Ok().json(changed))
 }
@@ -107,4 +119,47 @@ pub async fn show_user(
         .await?
         .ok_or_else(|| crate::error::ApiError::NotFound(format!("no user with id {id}")))?;
     Ok(HttpResponse::Ok().json(found))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AuditQuery {
+    limit: Option<i64>,
+    before: Option<i64>,
+}
+
+/// The admin audit trail (`audit`): grants, role changes, tournament edits and cancellations,
+/// newest first, cursor-paged like the ledger.
+#[get("/v1/admin/audit")]
+pub async fn audit(
+    pool: web::Data<PgPool>,
+    user: AuthUser,
+    q: web::Query<AuditQuery>,
+) -> ApiResult<HttpResponse> {
+    let mut conn = pool.acquire().await?;
+    user.require(&mut conn, Role::Admin).await?;
+    let limit = q.limit.unwrap_or(50);
+    if !(1..=500).contains(&limit) {
+        return Err(crate::error::ApiError::Validation(format!(
+            "limit must be from 1 to 500, got {limit}"
+        )));
+    }
+    if let Some(b) = q.before
+        && b < 1
+    {
+        return Err(crate::error::ApiError::Validation(format!(
+            "before must be an entry id (at least 1), got {b}"
+        )));
+    }
+    let mut entries = crate::audit::list(&mut conn, limit + 1, q.before).await?;
+    let has_more = entries.len() as i64 > limit;
+    entries.truncate(limit as usize);
+    let next_before = if has_more {
+        entries.last().map(|e| e.id)
+    } else {
+        None
+    };
+    Ok(HttpResponse::Ok().json(json!({
+        "entries": entries, "has_more": has_more, "next_before": next_before,
+    })))
 }

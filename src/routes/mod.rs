@@ -37,6 +37,7 @@ pub const ROUTES: &[(&str, &str)] = &[
     ("get", "/v1/admin/users"),
     ("get", "/v1/admin/users/{id}"),
     ("put", "/v1/admin/users/{id}/role"),
+    ("get", "/v1/admin/audit"),
     ("post", "/v1/matches"),
     ("get", "/v1/matches"),
     ("get", "/v1/matches/{id}"),
@@ -117,6 +118,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(admin::set_role)
     .service(admin::find_user)
     .service(admin::show_user)
+    .service(admin::audit)
     .service(matches::create)
     .service(matches::list)
     .service(matches::hint)

@@ -519,6 +519,21 @@ pub async fn edit(
     .bind(&settings.options)
     .execute(&mut *tx)
     .await?;
+    crate::audit::record(
+        &mut tx,
+        crate::audit::Record {
+            actor: user.id,
+            action: crate::audit::Action::TournamentEdit,
+            target_user: None,
+            tournament_id: Some(id),
+            detail: &json!({
+                "name": settings.name, "entry_fee": settings.entry_fee,
+                "starts_at": settings.starts_at, "hands_per_round": settings.hands_per_round,
+                "options": settings.options,
+            }),
+        },
+    )
+    .await?;
     let body = detail(&mut tx, id).await?;
     tx.commit().await?;
     tracing::info!(tournament_id = %id, by = %user.id, "tournament edited");
@@ -575,6 +590,17 @@ pub async fn cancel(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value
     )
     .bind(id)
     .execute(&mut *tx)
+    .await?;
+    crate::audit::record(
+        &mut tx,
+        crate::audit::Record {
+            actor: user.id,
+            action: crate::audit::Action::TournamentCancel,
+            target_user: None,
+            tournament_id: Some(id),
+            detail: &json!({ "was": t.status, "refunded": t.status == "running" }),
+        },
+    )
     .await?;
     let body = detail(&mut tx, id).await?;
     tx.commit().await?;

@@ -7,6 +7,7 @@ mod chexuan;
 mod conventions;
 mod dazha;
 mod defects;
+mod docs;
 mod faults;
 mod helpers;
 mod load;

@@ -3,12 +3,12 @@
 
 use std::time::Duration;
 
-use reqwest::StatusCode;
-use serde_json::Value;
+use reqwest::{Method, StatusCode};
+use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, free_port, fresh_database, server_log, spawn_app, spawn_app_with, spawn_server_with,
-    wait_healthy,
+    TestApp, assert_problem, free_port, fresh_database, server_log, spawn_app, spawn_app_with,
+    spawn_server_with, wait_healthy,
 };
 
 /// A request's id comes back in `X-Request-Id`: the client's own when it sent a usable one,
@@ -173,4 +173,100 @@ async fn metrics_stay_off_the_public_api() {
     assert!(text.contains("paiju_database_up 1"), "{text}");
     let res = app.client.get(format!("{own}/v1/me")).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND, "only /metrics there");
+}
+
+/// Every grant, role change and tournament edit or cancellation is kept with who made it and
+/// when, listed newest first by `GET /v1/admin/audit` (admins only, cursor-paged).
+#[tokio::test]
+async fn the_audit_trail_lists_who_granted_promoted_edited_and_cancelled() {
+    let app = spawn_app().await;
+    let p = app.register("audited").await;
+    let (s, _) = app
+        .post(
+            "/v1/admin/grants",
+            &app.admin_token,
+            json!({"user_id": p.id, "amount": 300, "note": "welcome"}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+    app.set_role(p.id, "organiser").await;
+    let org = app.relogin(&p).await;
+    let starts_at = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
+    let (s, t) = app
+        .post(
+            "/v1/tournaments",
+            &org.token,
+            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    let tid = t["id"].as_str().unwrap().to_string();
+    let path = format!("/v1/tournaments/{tid}");
+    let (s, b) = app
+        .call(
+            Method::PATCH,
+            &path,
+            Some(&org.token),
+            Some(json!({"name": "renamed"})),
+        )
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+    let (s, b) = app
+        .post(&format!("{path}/cancel"), &app.admin_token, json!({}))
+        .await;
+    assert_eq!(s, StatusCode::OK, "{b}");
+
+    let (s, b) = app.get("/v1/admin/audit", &org.token).await;
+    assert_problem(s, &b, StatusCode::FORBIDDEN, "forbidden");
+    let (s, page) = app.get("/v1/admin/audit?limit=2", &app.admin_token).await;
+    assert_eq!(s, StatusCode::OK, "{page}");
+    let first: Vec<Value> = page["entries"].as_array().unwrap().clone();
+    assert_eq!(page["has_more"], true, "{page}");
+    let before = page["next_before"].as_i64().unwrap();
+    let (_, rest) = app
+        .get(
+            &format!("/v1/admin/audit?before={before}"),
+            &app.admin_token,
+        )
+        .await;
+    let all: Vec<Value> = first
+        .into_iter()
+        .chain(rest["entries"].as_array().unwrap().clone())
+        .collect();
+    let actions: Vec<&str> = all.iter().map(|e| e["action"].as_str().unwrap()).collect();
+    assert_eq!(
+        actions,
+        [
+            "tournament_cancel",
+            "tournament_edit",
+            "role_change",
+            "grant"
+        ],
+        "{all:?}"
+    );
+    let admin_id = all[0]["actor"].clone();
+    assert_eq!(all[0]["actor_username"], "admin");
+    assert_eq!(all[0]["tournament_id"], tid.as_str());
+    assert_eq!(all[0]["detail"]["was"], "registering");
+    assert_eq!(all[1]["actor"], p.id.to_string(), "the organiser edited");
+    assert_eq!(all[1]["detail"]["name"], "renamed");
+    assert_eq!(all[2]["actor"], admin_id);
+    assert_eq!(all[2]["target_user"], p.id.to_string());
+    assert_eq!(
+        all[2]["detail"],
+        json!({"from": "player", "to": "organiser", "via": "api"})
+    );
+    assert_eq!(all[3]["detail"]["amount"], 300);
+    assert_eq!(all[3]["detail"]["note"], "welcome");
+    assert!(all.iter().all(|e| e["at"].is_string()));
+    let (s, b) = app.get("/v1/admin/audit?limit=0", &app.admin_token).await;
+    assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "validation_failed");
+    // The trail is append-only, like the ledger.
+    let refused = sqlx::query("DELETE FROM admin_audit")
+        .execute(&app.pool)
+        .await;
+    assert!(
+        refused.is_err(),
+        "rows of the audit trail cannot be removed"
+    );
 }
