@@ -39,6 +39,21 @@ pub struct Metrics {
     matches: IntGaugeVec,
     sweeper_lag: Gauge,
     pool: IntGaugeVec,
+    open_streams: IntGauge,
+    cached_tables: IntGauge,
+    tournaments: IntGaugeVec,
+    seated_bots: IntGauge,
+    ledger: LedgerCount,
+}
+
+/// `paiju_ledger_transactions_total{reason}`: every ledger transaction committed (by any
+/// process) since this process's first scrape read them all, then only the ones after the
+/// newest id it had seen (an index range, not the whole ledger). A transaction whose id was
+/// drawn before one already seen but committed after it is not counted: at most a few at a
+/// scrape's boundary.
+struct LedgerCount {
+    total: IntCounterVec,
+    seen: std::sync::Mutex<Option<i64>>,
 }
 
 impl Metrics {
@@ -95,6 +110,37 @@ impl Metrics {
             &["version"],
         )?;
         build.with_label_values(&[env!("CARGO_PKG_VERSION")]).set(1);
+        let open_streams = IntGauge::new(
+            "paiju_open_streams",
+            "GET /v1/me/stream connections open in this process.",
+        )?;
+        let cached_tables = IntGauge::new(
+            "paiju_cached_tables",
+            "Matches whose newest table this process holds parsed.",
+        )?;
+        let tournaments = IntGaugeVec::new(
+            Opts::new("paiju_tournaments", "Tournaments by status."),
+            &["status"],
+        )?;
+        let seated_bots = IntGauge::new(
+            "paiju_seated_bots",
+            "Server-side bots seated at tables not over.",
+        )?;
+        let ledger = LedgerCount {
+            total: IntCounterVec::new(
+                Opts::new(
+                    "paiju_ledger_transactions_total",
+                    "Ledger transactions committed, by reason (all processes; counted since \
+                     this process's first scrape).",
+                ),
+                &["reason"],
+            )?,
+            seen: std::sync::Mutex::new(None),
+        };
+        for r in crate::ledger::Reason::ALL {
+            ledger.total.with_label_values(&[r.as_str()]);
+        }
+
         registry.register(Box::new(requests.clone()))?;
         registry.register(Box::new(latency.clone()))?;
         registry.register(Box::new(actions.clone()))?;
@@ -103,6 +149,11 @@ impl Metrics {
         registry.register(Box::new(sweeper_lag.clone()))?;
         registry.register(Box::new(pool.clone()))?;
         registry.register(Box::new(build))?;
+        registry.register(Box::new(open_streams.clone()))?;
+        registry.register(Box::new(cached_tables.clone()))?;
+        registry.register(Box::new(tournaments.clone()))?;
+        registry.register(Box::new(seated_bots.clone()))?;
+        registry.register(Box::new(ledger.total.clone()))?;
         registry.register(Box::new(
             prometheus::process_collector::ProcessCollector::for_self(),
         ))?;
@@ -116,6 +167,11 @@ impl Metrics {
             matches,
             sweeper_lag,
             pool,
+            open_streams,
+            cached_tables,
+            tournaments,
+            seated_bots,
+            ledger,
         })
     }
 
@@ -134,6 +190,9 @@ impl Metrics {
     /// Shows the match runtime's move counters.
     pub fn register_moves(&self, counters: &MoveCounters) -> prometheus::Result<()> {
         self.registry.register(Box::new(counters.moves.clone()))?;
+        self.registry.register(Box::new(counters.by_game.clone()))?;
+        self.registry
+            .register(Box::new(counters.long_polls.clone()))?;
         self.registry
             .register(Box::new(counters.statements.clone()))
     }
@@ -165,45 +224,67 @@ impl MovePath {
     }
 }
 
-/// Applied moves by path and the statements (round trips) they sent, `BEGIN` and `COMMIT`
-/// included: their ratio is the round trips per move. Owned by the match runtime, shown by
-/// `/metrics` once [`Metrics::register_moves`] was called.
+/// Applied moves by path and by game, the statements (round trips) they sent, `BEGIN` and
+/// `COMMIT` included (their ratio is the round trips per move), and the long-polls waiting.
+/// Owned by the match runtime, shown by `/metrics` once [`Metrics::register_moves`] was called.
 #[derive(Clone)]
 pub struct MoveCounters {
     moves: IntCounterVec,
     statements: IntCounterVec,
+    by_game: IntCounterVec,
+    long_polls: IntGauge,
 }
 
 impl Default for MoveCounters {
     fn default() -> MoveCounters {
-        let moves = IntCounterVec::new(
-            Opts::new(
+        let counter = |name: &str, help: &str, label: &str| {
+            IntCounterVec::new(Opts::new(name, help), &[label]).expect("a valid metric definition")
+        };
+        MoveCounters {
+            moves: counter(
                 "paiju_moves_total",
                 "Moves applied, by path (fast, transaction).",
+                "path",
             ),
-            &["path"],
-        )
-        .expect("a valid metric definition");
-        let statements = IntCounterVec::new(
-            Opts::new(
+            statements: counter(
                 "paiju_move_statements_total",
                 "Statements (round trips) the applied moves sent, BEGIN and COMMIT included, \
                  by path.",
+                "path",
             ),
-            &["path"],
-        )
-        .expect("a valid metric definition");
-        MoveCounters { moves, statements }
+            by_game: counter("paiju_game_moves_total", "Moves applied, by game.", "game"),
+            long_polls: IntGauge::new(
+                "paiju_long_polls",
+                "Long-polls (GET /v1/matches/{id}?wait_version=) waiting now.",
+            )
+            .expect("a valid metric definition"),
+        }
+    }
+}
+
+/// A long-poll waiting: counted while this lives.
+pub struct Waiting(IntGauge);
+
+impl Drop for Waiting {
+    fn drop(&mut self) {
+        self.0.dec();
     }
 }
 
 impl MoveCounters {
-    /// One applied move and the statements it sent.
-    pub fn count(&self, path: MovePath, statements: u64) {
+    /// One applied move of `game` and the statements it sent.
+    pub fn count(&self, path: MovePath, game: &str, statements: u64) {
         self.moves.with_label_values(&[path.as_str()]).inc();
+        self.by_game.with_label_values(&[game]).inc();
         self.statements
             .with_label_values(&[path.as_str()])
             .inc_by(statements);
+    }
+
+    /// A long-poll starts waiting; it is counted until the guard drops.
+    pub fn long_poll(&self) -> Waiting {
+        self.long_polls.inc();
+        Waiting(self.long_polls.clone())
     }
 
     /// Statements sent for moves counted apart from them (a group commit's statement carries
@@ -402,8 +483,11 @@ pub async fn scrape(
     pool: web::Data<PgPool>,
     runtime: web::Data<crate::matches::runtime::Runtime>,
     m: web::Data<Metrics>,
+    streams: web::Data<crate::matches::stream::Streams>,
 ) -> Result<HttpResponse, ApiError> {
     access.check(&req)?;
+    m.open_streams.set(streams.open_count() as i64);
+    m.cached_tables.set(runtime.cached_tables() as i64);
     let idle = pool.num_idle() as i64;
     m.pool.with_label_values(&["requests", "idle"]).set(idle);
     m.pool
@@ -412,14 +496,23 @@ pub async fn scrape(
     m.pool
         .with_label_values(&["moves", "idle"])
         .set(runtime.idle_move_connections() as i64);
-    match database_figures(&pool).await {
-        Ok((by_status, lag)) => {
+    match database_figures(&pool, &m.ledger).await {
+        Ok(f) => {
             m.database_up.set(1);
             for status in ["waiting", "playing", "finished", "aborted"] {
-                let n = by_status.iter().find(|r| r.0 == status).map_or(0, |r| r.1);
+                let n = f.matches.iter().find(|r| r.0 == status).map_or(0, |r| r.1);
                 m.matches.with_label_values(&[status]).set(n);
             }
-            m.sweeper_lag.set(lag);
+            for status in ["registering", "running", "finished", "cancelled"] {
+                let n = f
+                    .tournaments
+                    .iter()
+                    .find(|r| r.0 == status)
+                    .map_or(0, |r| r.1);
+                m.tournaments.with_label_values(&[status]).set(n);
+            }
+            m.seated_bots.set(f.seated_bots);
+            m.sweeper_lag.set(f.lag);
         }
         Err(e) => {
             tracing::warn!(error = %e, "metrics: the database did not answer");
@@ -486,18 +579,63 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
-async fn database_figures(pool: &PgPool) -> Result<(Vec<(String, i64)>, f64), sqlx::Error> {
-    let by_status: Vec<(String, i64)> =
+/// What a scrape asks the database.
+struct DatabaseFigures {
+    matches: Vec<(String, i64)>,
+    tournaments: Vec<(String, i64)>,
+    seated_bots: i64,
+    lag: f64,
+}
+
+async fn database_figures(
+    pool: &PgPool,
+    ledger: &LedgerCount,
+) -> Result<DatabaseFigures, sqlx::Error> {
+    let matches: Vec<(String, i64)> =
         sqlx::query_as("SELECT status, count(*) FROM matches GROUP BY status ORDER BY status")
             .fetch_all(pool)
             .await?;
+    let tournaments: Vec<(String, i64)> =
+        sqlx::query_as("SELECT status, count(*) FROM tournaments GROUP BY status")
+            .fetch_all(pool)
+            .await?;
+    let seated_bots: i64 = sqlx::query_scalar(
+        "SELECT count(*) FROM match_seats s JOIN users u ON u.id = s.user_id
+           JOIN matches m ON m.id = s.match_id
+          WHERE u.bot AND m.status IN ('waiting', 'playing')",
+    )
+    .fetch_one(pool)
+    .await?;
     let lag: f64 = sqlx::query_scalar(
         "SELECT COALESCE(EXTRACT(EPOCH FROM now() - min(deadline_at)), 0)::float8
            FROM matches WHERE deadline_at <= now()",
     )
     .fetch_one(pool)
     .await?;
-    Ok((by_status, lag))
+    let after = ledger.seen.lock().map(|s| *s).unwrap_or(None);
+    let new: Vec<(String, i64, i64)> = sqlx::query_as(
+        "SELECT reason, count(*), max(id) FROM ledger_tx
+          WHERE $1::bigint IS NULL OR id > $1 GROUP BY reason",
+    )
+    .bind(after)
+    .fetch_all(pool)
+    .await?;
+    if let Ok(mut seen) = ledger.seen.lock()
+        && *seen == after
+    {
+        // (Another scrape that counted these meanwhile moved `seen` on: counted once.)
+        for (reason, n, _) in &new {
+            ledger.total.with_label_values(&[reason]).inc_by(*n as u64);
+        }
+        let newest = new.iter().map(|r| r.2).max();
+        *seen = newest.max(after).or(Some(0));
+    }
+    Ok(DatabaseFigures {
+        matches,
+        tournaments,
+        seated_bots,
+        lag,
+    })
 }
 
 #[cfg(test)]

@@ -155,7 +155,12 @@ impl Application {
                     loopback_only: false,
                     token: config.metrics_token.clone(),
                 },
-                (pool_data.clone(), runtime.clone(), metrics.clone()),
+                (
+                    pool_data.clone(),
+                    runtime.clone(),
+                    metrics.clone(),
+                    streams.clone(),
+                ),
             )?),
             None => None,
         };
@@ -269,7 +274,12 @@ impl Application {
 fn metrics_listener(
     bind: &str,
     access: MetricsAccess,
-    (pool, runtime, metrics): (web::Data<PgPool>, web::Data<Runtime>, web::Data<Metrics>),
+    (pool, runtime, metrics, streams): (
+        web::Data<PgPool>,
+        web::Data<Runtime>,
+        web::Data<Metrics>,
+        web::Data<Streams>,
+    ),
 ) -> anyhow::Result<(Server, u16)> {
     let listener =
         TcpListener::bind(bind).with_context(|| format!("binding PAIJU_METRICS_BIND {bind}"))?;
@@ -281,6 +291,7 @@ fn metrics_listener(
             .app_data(pool.clone())
             .app_data(runtime.clone())
             .app_data(metrics.clone())
+            .app_data(streams.clone())
             .service(metrics::scrape)
     })
     .listen(listener)?

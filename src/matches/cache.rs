@@ -36,6 +36,11 @@ impl Tables {
         map.get(&id).filter(|t| wanted(t.version())).cloned()
     }
 
+    /// How many matches are held.
+    pub fn len(&self) -> usize {
+        self.map.lock().map_or(0, |m| m.len())
+    }
+
     /// Drops the cached match `id` if it is still at `version` (which the database has left).
     pub fn forget(&self, id: Uuid, version: i64) {
         let Ok(mut map) = self.map.lock() else { return };

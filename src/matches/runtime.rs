@@ -101,6 +101,11 @@ impl Runtime {
     }
 
     /// Applied moves and their statements by path.
+    /// Matches whose newest table this process holds parsed.
+    pub fn cached_tables(&self) -> usize {
+        self.tables.len()
+    }
+
     pub fn move_counters(&self) -> &MoveCounters {
         &self.counters
     }
@@ -175,8 +180,11 @@ impl Runtime {
                 // and what the table sent (its load and save included). A fast attempt's
                 // statement was counted by the committer.
                 let around = 2 + 2 * u64::from(keyed) + u64::from(t.tournament_id().is_some());
-                self.counters
-                    .count(MovePath::Transaction, around + t.statements());
+                self.counters.count(
+                    MovePath::Transaction,
+                    t.game_name(),
+                    around + t.statements(),
+                );
                 self.publish(*t);
                 Ok(view)
             }
@@ -245,7 +253,7 @@ impl Runtime {
             self.tables.forget(id, req.version);
             return Ok(declined);
         }
-        self.counters.count(MovePath::Fast, 0);
+        self.counters.count(MovePath::Fast, t.game_name(), 0);
         self.publish(t);
         Ok(Fast::Done(view))
     }
@@ -280,7 +288,7 @@ impl Runtime {
                     .await;
             }
         }
-        self.counters.count(MovePath::Fast, 0);
+        self.counters.count(MovePath::Fast, dealt.game_name(), 0);
         self.publish(dealt);
         Ok(Fast::Done(view))
     }
@@ -334,7 +342,7 @@ impl Runtime {
             Some(dealt) => dealt,
             None => self.deal_in_transaction(user, t, idempotency_key).await?,
         };
-        self.counters.count(MovePath::Fast, 0);
+        self.counters.count(MovePath::Fast, t.game_name(), 0);
         self.publish(t);
         Ok(Fast::Done(view))
     }
@@ -432,6 +440,7 @@ impl Runtime {
     ) -> ApiResult<View> {
         let mut newer: Option<i64> = None;
         if let Some((after, timeout)) = wait {
+            let _waiting = self.counters.long_poll();
             let mut rx = self.hub.subscribe(id);
             let until = tokio::time::Instant::now() + timeout;
             loop {

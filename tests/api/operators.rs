@@ -270,3 +270,105 @@ async fn the_audit_trail_lists_who_granted_promoted_edited_and_cancelled() {
         "rows of the audit trail cannot be removed"
     );
 }
+
+/// The value of the sample `name` (with its labels, as written) in a scrape.
+fn sample(text: &str, name: &str) -> f64 {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.strip_prefix(' '))
+        .unwrap_or_else(|| panic!("no {name} in the scrape:\n{text}"))
+        .trim()
+        .parse()
+        .unwrap()
+}
+
+/// The figures operators asked for: open streams and long-polls, tournaments by status, ledger
+/// transactions by reason, seated bots, cached tables, moves by game.
+#[tokio::test]
+async fn metrics_count_streams_long_polls_tournaments_ledger_bots_tables_and_moves() {
+    let app = spawn_app().await;
+    let p = app.player("counted", 500).await;
+    let org = app.organiser("org").await;
+    let starts_at = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
+    let (s, _) = app
+        .post(
+            "/v1/tournaments",
+            &org.token,
+            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED);
+    let (s, v) = app
+        .post(
+            "/v1/matches",
+            &p.token,
+            json!({"game": "dazha", "bots": 3, "options": {"turn_timeout_secs": 600}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    // Bots move at once; play the player's turns by its hints until a move of its own is in.
+    let mut moved = false;
+    for _ in 0..20 {
+        let (s, hint) = app.get(&format!("/v1/matches/{id}/hint"), &p.token).await;
+        if s == StatusCode::OK {
+            let (s, b) = app.act(&id, &p, hint["action"].clone()).await;
+            assert_eq!(s, StatusCode::OK, "{b}");
+            moved = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(moved, "the player got a turn");
+    let stream = app
+        .client
+        .get(format!("{}/v1/me/stream", app.address))
+        .bearer_auth(&p.token)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), StatusCode::OK);
+    let version = app.view(&id, &p).await["version"].as_i64().unwrap();
+    // Other seats wait for a version that will not come soon: two long-polls waiting.
+    let waiting = (0..2).map(|_| {
+        app.client
+            .get(format!(
+                "{}/v1/matches/{id}?wait_version={}&timeout=3",
+                app.address,
+                version + 100
+            ))
+            .bearer_auth(&org.token)
+            .send()
+    });
+    let waiting = futures_util::future::join_all(waiting);
+    let scrape = async {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        app.client
+            .get(format!("{}/metrics", app.address))
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap()
+    };
+    let (_, text) = tokio::join!(waiting, scrape);
+    assert_eq!(sample(&text, "paiju_open_streams"), 1.0);
+    assert_eq!(sample(&text, "paiju_long_polls"), 2.0);
+    assert_eq!(
+        sample(&text, "paiju_tournaments{status=\"registering\"}"),
+        1.0
+    );
+    assert_eq!(sample(&text, "paiju_seated_bots"), 3.0);
+    assert!(sample(&text, "paiju_cached_tables") >= 1.0);
+    assert!(sample(&text, "paiju_game_moves_total{game=\"dazha\"}") >= 1.0);
+    // The admin's grant to the player (the organiser got none).
+    assert_eq!(
+        sample(&text, "paiju_ledger_transactions_total{reason=\"grant\"}"),
+        1.0
+    );
+    assert_eq!(
+        sample(&text, "paiju_ledger_transactions_total{reason=\"stake\"}"),
+        0.0
+    );
+    drop(stream);
+}

@@ -332,6 +332,11 @@ impl Table {
         self.seat_count
     }
 
+    /// The game's name.
+    pub fn game_name(&self) -> &'static str {
+        self.game.name()
+    }
+
     pub fn platform(&self) -> &PlatformOptions {
         &self.platform
     }
