@@ -56,7 +56,8 @@ async fn the_request_id_round_trips() {
 
 /// `PAIJU_LOG_FORMAT=json`: every log line is a JSON object, and each request gets one line
 /// with its method, route template, status, duration, the caller's user id, the refusal's
-/// code, and the request id.
+/// code, and the request id; a move is logged with its match and hand, under the request id
+/// of the request that made it.
 #[tokio::test]
 async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
     let url = fresh_database().await;
@@ -74,6 +75,38 @@ async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
             .header("X-Request-Id", id)
             .send()
     };
+    // A table of bots, and the player's first move (sent with a request id).
+    let (s, v) = app
+        .post(
+            "/v1/matches",
+            &p.token,
+            json!({"game": "dazha", "bots": 3, "options": {"turn_timeout_secs": 600}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let match_id = v["id"].as_str().unwrap().to_string();
+    let mut moved = false;
+    for _ in 0..50 {
+        let (s, hint) = app
+            .get(&format!("/v1/matches/{match_id}/hint"), &p.token)
+            .await;
+        if s == StatusCode::OK {
+            let version = app.view(&match_id, &p).await["version"].clone();
+            let res = app
+                .client
+                .post(format!("{address}/v1/matches/{match_id}/actions"))
+                .bearer_auth(&p.token)
+                .header("X-Request-Id", "json-move-1")
+                .json(&json!({"version": version, "action": hint["action"]}))
+                .send()
+                .await
+                .unwrap();
+            moved = res.status() == StatusCode::OK;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(moved, "the player moved");
     let ok = send("/v1/me".into(), "json-ok-1").await.unwrap();
     assert_eq!(ok.status(), StatusCode::OK);
     let missing = format!("/v1/matches/{}", uuid::Uuid::new_v4());
@@ -93,7 +126,15 @@ async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
                 .find(|l| l["fields"]["message"] == "request" && l["span"]["request_id"] == id)
                 .cloned()
         };
-        if let (Some(a), Some(b)) = (find("json-ok-1"), find("json-404-1")) {
+        let moved = lines.iter().find(|l| {
+            l["fields"]["message"] == "move"
+                && l["span"]["request_id"] == "json-move-1"
+                && l["fields"]["match_id"] == match_id.as_str()
+        });
+        if let (Some(a), Some(b), Some(m)) = (find("json-ok-1"), find("json-404-1"), moved) {
+            assert_eq!(m["fields"]["hand_no"], 1, "{m}");
+            assert_eq!(m["fields"]["game"], "dazha", "{m}");
+            assert_eq!(m["fields"]["kind"], "action", "a client's: {m}");
             break (a, b);
         }
         assert!(

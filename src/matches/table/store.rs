@@ -212,9 +212,53 @@ impl Table {
         Ok(hit)
     }
 
+    /// Logs what a save wrote (in the request's span, so with its request id): every move
+    /// (a client's, a timeout's, 托管's or a bot's, with its action: stakes are actions), every
+    /// stake the save's own statement moved, and the table's platform and money events —
+    /// seats taken and left, 逃跑, timeouts, and each hand's settlement with its coins and 积分.
+    fn log_saved(&self) {
+        let game = self.game.name();
+        for a in &self.actions {
+            tracing::info!(match_id = %self.id, game, hand_no = a.hand_no, seat = a.seat,
+                kind = a.kind, action = %a.action.as_ref().map_or(serde_json::Value::Null, Clone::clone),
+                "move");
+        }
+        for s in &self.stakes {
+            tracing::info!(match_id = %self.id, game, hand_no = s.hand_no, user_id = %s.user,
+                amount = s.amount, "stake");
+        }
+        for e in &self.events {
+            let kind = e.kind.as_str();
+            if !matches!(
+                kind,
+                "hand_ended"
+                    | "escaped"
+                    | "left"
+                    | "joined"
+                    | "timeout"
+                    | "auto"
+                    | "resumed"
+                    | "abandoned"
+                    | "room_dissolved"
+            ) {
+                continue;
+            }
+            if kind == "hand_ended" {
+                tracing::info!(match_id = %self.id, game, hand_no = e.hand_no,
+                    coins = %e.data["coins"], points = %e.data["points"], "hand settled");
+            } else {
+                tracing::info!(match_id = %self.id, game, hand_no = e.hand_no, seat = e.seat,
+                    kind, data = %e.data, "table event");
+            }
+        }
+    }
+
     /// After the statement of [`save_many`] that carried this table: its changes are the
     /// row's now (`hit`), or were dropped because the row had moved on.
     pub fn saved(&mut self, hit: bool) {
+        if hit {
+            self.log_saved();
+        }
         self.last_seq += self.events.len() as i64;
         self.action_no += self.actions.len() as i64;
         self.events.clear();
