@@ -132,7 +132,7 @@ async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
                 && l["fields"]["match_id"] == match_id.as_str()
         });
         if let (Some(a), Some(b), Some(m)) = (find("json-ok-1"), find("json-404-1"), moved) {
-            assert_eq!(m["fields"]["hand_no"], 1, "{m}");
+            assert!(m["fields"]["hand_no"].as_u64() >= Some(1), "{m}");
             assert_eq!(m["fields"]["game"], "dazha", "{m}");
             assert_eq!(m["fields"]["kind"], "action", "a client's: {m}");
             break (a, b);
