@@ -11,6 +11,8 @@ mod claim_tests;
 mod claims;
 mod events;
 mod melds;
+#[cfg(test)]
+mod mingtang_tests;
 mod scoring;
 #[cfg(test)]
 mod tests;
