@@ -95,8 +95,9 @@ pub enum Summary {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct View {
     pub hand_no: u32,
-    /// 限级: 70 is the lowest bid; else 5.
+    /// 限级: a bid under 70 counts as 70 for the base score; else every level counts.
     pub limit: bool,
+    /// The lowest bid: 5 in both modes.
     pub lowest_bid: u32,
     /// bidding, trump, bury, decide, play; waiting between hands; finished.
     pub phase: String,
@@ -109,6 +110,7 @@ pub struct View {
     pub banker: Option<SeatNo>,
     /// The banker's winning bid.
     pub bid: Option<u32>,
+    /// The base score of the banker's bid (限级: at most 5, a bid under 70 counting as 70).
     pub base_score: Option<i64>,
     /// Whether the banker has named the trump (a suit, or none).
     pub trump_chosen: bool,
