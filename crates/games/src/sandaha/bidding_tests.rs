@@ -1,6 +1,6 @@
-//! 定庄: bidding down to 5 in both modes, 限级's base score, and the all-pass redeal. `DECK` is
-//! the deck an HTTP test can deal (`"deck"`: cards 0..83 to seat i mod 4, 84..91 the bottom) to
-//! send the same calls.
+//! 定庄: bidding down to 5 in both modes, 限级's base score, and the all-pass redeal inside the
+//! hand. `DECK` is the deck an HTTP test can deal (`"deck"`: cards 0..83 to seat i mod 4, 84..91
+//! the bottom) to send the same calls.
 
 use serde_json::json;
 
@@ -19,6 +19,12 @@ const DECK: [&str; 92] = [
     "7H", "8H", "9H", "10H", "JH", "QH", "KH", "AH", "2D", "5D", "6D", "7D", "8D", "9D", "10D",
     "JD", "QD", "KD", "AD", "2C", "5C", "6C", "7C", "8C", "9C", "10C", "JC", "QC", "KC", "AC",
     "RJ", "BJ",
+];
+
+/// Seat 0's cards after all four passed on `DECK`'s deal (the second deal of hand 1).
+const REDEALT_SEAT_0: [&str; 21] = [
+    "RJ", "7S", "7H", "JS", "9S", "6S", "5S", "AH", "10H", "8H", "6H", "AD", "QD", "10D", "10D",
+    "8D", "8D", "AC", "KC", "QC", "6C",
 ];
 
 #[test]
@@ -168,28 +174,91 @@ fn banker_takes_the_bottom_and_only_the_banker_sees_it() {
     );
 }
 
+/// All four pass: the cards are dealt again within the hand (same hand number, no hand end),
+/// the same seat bidding first; each seat sees only its own new cards.
 #[test]
-fn all_four_passing_deals_again_with_the_same_first_bidder() {
-    let mut st = dealt_hand();
+fn all_four_passing_deals_again_within_the_hand() {
+    let (mut st, _) = new_hand(limited(), cards(&DECK));
+    assert_eq!(cards(&DECK), Sandaha::deck(&limited()));
+    let before = st.hand.as_ref().unwrap().hands.clone();
+    let mut out = Outcome::default();
     for s in 0..4 {
-        let out = act(&mut st, s, Action::Pass {});
-        if s == 3 {
-            assert!(out.events.iter().any(|e| e.kind == "redeal"));
-            assert_eq!(out.hand_end.as_ref().unwrap().points, vec![0; 4]);
-        }
+        out = act(&mut st, s, Action::Pass {});
     }
-    assert_eq!(Sandaha::stage(&st), Stage::NeedsDeal);
-    assert_eq!(Sandaha::view(&st, None).first_bidder, 0);
-    Sandaha::start_hand(
-        &mut st,
-        HandStart {
-            deck: Sandaha::deck(&limited()),
-            ctx: T0,
-            wallets: vec![0; 4],
-            scores: vec![0; 4],
-        },
-    );
+    assert!(out.hand_end.is_none(), "a redeal is not a hand's end");
+    assert_eq!(Sandaha::stage(&st), Stage::InHand);
+    assert_eq!(Sandaha::hand_no(&st), 1);
     assert_eq!(Sandaha::to_act(&st), vec![0]);
+    let v = Sandaha::view(&st, Some(0));
+    assert_eq!(
+        (v.deal, v.first_bidder, v.phase.as_str()),
+        (2, 0, "bidding")
+    );
+    assert!(v.bids.is_empty() && v.standing_bid.is_none());
+    let redeal = out.events.iter().find(|e| e.kind == "redeal").unwrap();
+    assert_eq!(redeal.to, Visibility::All);
+    assert_eq!(redeal.data["deal"], 2);
+    let dealt: Vec<&Event> = out.events.iter().filter(|e| e.kind == "dealt").collect();
+    assert_eq!(dealt.len(), 4);
+    let h = st.hand.as_ref().unwrap();
+    for e in dealt {
+        let seat = e.seat.unwrap();
+        assert_eq!(e.to, Visibility::Seats(vec![seat]));
+        assert_eq!(e.data["cards"], json!(h.hands[seat]));
+    }
+    // The same 92 cards, dealt anew: 21 to each seat, 8 to the bottom.
+    let mut all: Vec<Card> = h.hands.iter().flatten().chain(&h.bottom).copied().collect();
+    all.sort();
+    let mut deck = cards(&DECK);
+    deck.sort();
+    assert_eq!(all, deck);
+    assert!(h.hands.iter().all(|c| c.len() == 21) && h.bottom.len() == 8);
+    assert_ne!(h.hands, before);
+    // The new deal follows from the old one alone: the replay deals it again.
+    assert_eq!(h.hands[0], cards(&REDEALT_SEAT_0));
+    let mut again = new_hand(limited(), cards(&DECK)).0;
+    for s in 0..4 {
+        act(&mut again, s, Action::Pass {});
+    }
+    assert_eq!(again.hand, st.hand);
+}
+
+/// A match of `hands: 1` as the service runs it: it deals while `Stage::NeedsDeal` and
+/// `hand_no` is below 1, and finishes at `NeedsDeal` once `hand_no` reaches 1. Two all-pass
+/// redeals keep the hand going (`InHand`, hand 1); the one hand ends only once played out with a
+/// banker.
+#[test]
+fn a_one_hand_match_keeps_dealing_until_a_hand_has_a_banker() {
+    let (mut st, _) = new_hand(limited(), cards(&DECK));
+    for _ in 0..2 {
+        for s in 0..4 {
+            assert!(act(&mut st, s, Action::Pass {}).hand_end.is_none());
+        }
+        assert_eq!(
+            (Sandaha::stage(&st), Sandaha::hand_no(&st)),
+            (Stage::InHand, 1)
+        );
+    }
+    let mut t = T0.now_ms;
+    let end = loop {
+        let seat = Sandaha::to_act(&st)[0];
+        let a = Sandaha::auto_action(&st, seat);
+        t += 1;
+        let out = Sandaha::apply(&mut st, seat, a, Ctx { now_ms: t }).unwrap();
+        if let Some(end) = out.hand_end {
+            break end;
+        }
+    };
+    assert_eq!(end.hand_no, 1);
+    let summary: Summary = serde_json::from_value(end.detail).unwrap();
+    assert!(
+        matches!(summary, Summary::Played { bid: 90, .. }),
+        "{summary:?}"
+    );
+    assert_eq!(
+        (Sandaha::stage(&st), Sandaha::hand_no(&st)),
+        (Stage::NeedsDeal, 1)
+    );
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod bidding;
 #[cfg(test)]
 mod bidding_tests;
 mod bot;
+mod deal;
 mod follow;
 mod scoring;
 #[cfg(test)]
@@ -36,8 +37,6 @@ pub struct Sandaha;
 pub const SEATS: usize = 4;
 /// Cards in the bottom (底牌), and cards the banker buries.
 pub const BOTTOM: usize = 8;
-/// Cards 0..DEALT of a deck go to the seats in turn, the rest to the bottom.
-const DEALT: usize = 84;
 /// An escape from a hand that lasted this long also gives each other seat 1 point.
 const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
 
@@ -115,12 +114,19 @@ pub struct State {
 struct HandState {
     started_ms: i64,
     first_bidder: SeatNo,
+    /// The deal of this hand: 1, and one more each time all four passed.
+    #[serde(default = "first_deal")]
+    deal: u32,
     /// Each seat's cards, strongest first.
     hands: [Vec<Card>; SEATS],
     /// The dealt bottom until the banker takes it, then (after burying) the buried cards.
     bottom: Vec<Card>,
     bids: Vec<Call>,
     phase: Phase,
+}
+
+fn first_deal() -> u32 {
+    1
 }
 
 /// The banker and its bid.
@@ -232,22 +238,8 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
     match after {
         bidding::After::Continues => None,
         bidding::After::AllPassed => {
-            let first = h.first_bidder;
-            out.events.push(Event::public(
-                "redeal",
-                None,
-                data(&events::Redeal {
-                    first_bidder: first,
-                    reason: "all four passed: the cards are dealt again",
-                }),
-            ));
-            let summary = Summary::Redeal {
-                hand_no: state.hand_no,
-                first_bidder: first,
-                points: vec![0; SEATS],
-            };
-            state.next_first = first;
-            Some(state.end_hand(summary, [0; SEATS], [0; SEATS]))
+            deal::redeal(h, out);
+            None
         }
         bidding::After::Banker { seat, bid } => {
             let bottom = std::mem::take(&mut h.bottom);
@@ -505,19 +497,7 @@ impl Game for Sandaha {
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
         state.hand_no += 1;
-        let mut hands: [Vec<Card>; SEATS] = Default::default();
-        for (i, &card) in start.deck.iter().take(DEALT).enumerate() {
-            hands[i % SEATS].push(card);
-        }
-        let bottom: Vec<Card> = start.deck.iter().skip(DEALT).copied().collect();
-        for (seat, hand) in hands.iter_mut().enumerate() {
-            order(None).sort_strongest_first(hand);
-            out.events.push(Event::private(
-                "dealt",
-                seat,
-                data(&events::Cards { cards: hand }),
-            ));
-        }
+        let (hands, bottom) = deal::deal(&start.deck, &mut out);
         let first = state.next_first;
         out.events.push(Event::public(
             "hand_started",
@@ -531,6 +511,7 @@ impl Game for Sandaha {
         state.hand = Some(HandState {
             started_ms: start.ctx.now_ms,
             first_bidder: first,
+            deal: first_deal(),
             hands,
             bottom,
             bids: Vec::new(),
@@ -778,6 +759,7 @@ impl Game for Sandaha {
             lowest_bid: LOWEST_BID,
             phase: Self::phase(state).to_string(),
             turn: h.map(|h| h.phase.turn()),
+            deal: h.map_or(0, |h| h.deal),
             first_bidder: h.map_or(state.next_first, |h| h.first_bidder),
             bids: h.map(|h| h.bids.clone()).unwrap_or_default(),
             standing_bid: bidding.and_then(|b| b.standing.map(|(_, bid)| bid)),

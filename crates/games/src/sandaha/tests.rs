@@ -38,6 +38,7 @@ pub(super) fn at_play(
     st.hand = Some(HandState {
         started_ms: T0.now_ms,
         first_bidder: 0,
+        deal: 1,
         hands: hands.map(|h| {
             let mut c = cards(h);
             order.sort_strongest_first(&mut c);
@@ -1210,6 +1211,12 @@ fn random_hands_keep_every_invariant() {
                         (Visibility::All, _) => assert_within(&e.data, &public, e.kind),
                         (Visibility::Seats(s), "bottom" | "buried_cards") => {
                             assert_eq!(s, &vec![banker.unwrap_or(seat)])
+                        }
+                        // A redeal's new hands, each to its own seat only.
+                        (Visibility::Seats(s), "dealt") => {
+                            let h = st.hand.as_ref().expect("dealt within the hand");
+                            assert_eq!(s, &vec![e.seat.unwrap()]);
+                            assert_eq!(e.data["cards"], json!(h.hands[s[0]]));
                         }
                         (v, k) => panic!("{k} sent to {v:?}"),
                     }
