@@ -12,6 +12,8 @@ mod bidding_tests;
 mod bot;
 mod deal;
 mod follow;
+#[cfg(test)]
+mod result_tests;
 mod scoring;
 #[cfg(test)]
 mod tests;
