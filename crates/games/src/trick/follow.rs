@@ -20,7 +20,7 @@ use crate::cards::{Card, holds_all};
 /// The structure of a set of cards of one suit, compared field by field (priority step 3). A
 /// set is read as a partition, each card in one part only: at most one tractor, then groups,
 /// then singles; the tractor's own groups count as groups, and the set counts as its best
-/// partition. So 33344+X is the tractor 3344 with two pairs, not a tractor, a triple and a pair.
+/// partition. So 33344+X is the tractor 3344 and two singles, not a tractor, a triple and a pair.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
