@@ -276,3 +276,19 @@ fn timeout_in_bidding_bids_90_for_the_first_bidder_and_passes_otherwise() {
     assert_eq!(Sandaha::auto_action(&st, 1), Action::Pass {});
     assert_eq!(bidding(&st).next_bid(), 85);
 }
+
+/// A match stored while a redeal still ended its hand (`last_result` `{"end":"redeal",…}`, a
+/// bidding with its mode's lowest bid, no `deal`) loads: that result read as none, deal 1.
+#[test]
+fn a_state_stored_with_a_redeal_result_still_loads() {
+    let (mut st, _) = new_hand(limited(), cards(&DECK));
+    act(&mut st, 0, Action::Bid { value: 90 });
+    let mut stored = serde_json::to_value(&st).unwrap();
+    stored["last_result"] =
+        json!({"end": "redeal", "hand_no": 1, "first_bidder": 0, "points": [0, 0, 0, 0]});
+    stored["hand"]["phase"]["lowest"] = json!(70);
+    stored["hand"].as_object_mut().unwrap().remove("deal");
+    let loaded: State = serde_json::from_value(stored).unwrap();
+    assert_eq!(loaded.last_result, None);
+    assert_eq!(loaded.hand, st.hand);
+}

@@ -109,7 +109,15 @@ pub struct State {
     /// Who bids first in the next deal.
     next_first: SeatNo,
     hand: Option<HandState>,
+    #[serde(default, deserialize_with = "readable_summary")]
     last_result: Option<Summary>,
+}
+
+/// A stored `last_result` of a kind no hand ends with any more (`{"end":"redeal"}`, from before
+/// an all-pass redeal stayed inside its hand) reads as none, so that such a match still loads.
+fn readable_summary<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Summary>, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
