@@ -90,7 +90,8 @@ fn pairs(avail: &[u8; FACES]) -> Vec<(u8, u8)> {
     out
 }
 
-/// Seats in the order ties are settled: nearest after the card's owner first, the owner last.
-pub fn nearest_after(owner: usize) -> [usize; 3] {
-    [(owner + 1) % 3, (owner + 2) % 3, owner]
+/// Seats in the order equal claims are settled: the card's owner first (the drawer of a stock
+/// card, 自摸; no one claims its own discard), then the seats after it in turn.
+pub fn in_turn_from(owner: usize) -> [usize; 3] {
+    [owner, (owner + 1) % 3, (owner + 2) % 3]
 }

@@ -6,9 +6,13 @@
 //! `scoring` picks the best-scoring win and settles hands, `claims` lists 吃 and orders claims.
 
 mod bot;
+#[cfg(test)]
+mod claim_tests;
 mod claims;
 mod events;
 mod melds;
+#[cfg(test)]
+mod mingtang_tests;
 mod scoring;
 #[cfg(test)]
 mod tests;
@@ -23,7 +27,7 @@ use crate::engine::{
     check_range, data,
 };
 
-use claims::{ChiMelds, canonical_chi, chi_options, nearest_after};
+use claims::{ChiMelds, canonical_chi, chi_options, in_turn_from};
 use melds::{FACES, Kind, W, card_of, cards_of, face_of, is_big, number, sort_hand};
 pub use scoring::Mingtang;
 use scoring::{Taken, WinCase, best_win, escape, fan_xing, huangzhuang};
@@ -171,8 +175,9 @@ enum Phase {
 enum Source {
     Discard,
     Draw,
-    /// Drawn and already placed by the drawer (forced 提 or 偎, or a W into the hand): only the
-    /// drawer may claim, with 胡, and then the turn goes on with `after`.
+    /// A drawn W, shown and already in the drawer's hand: only the drawer may claim, with 胡
+    /// (王钓王, 王闯王, 三王闯王), and then the turn goes on with `after`. (A card a forced 偎 or
+    /// 提 puts down opens no window: 不能胡任何人提或偎的牌.)
     Placed {
         after: Step,
     },
@@ -421,7 +426,8 @@ impl HandState {
                 Some(s),
                 data(&events::OneCard { card: card_of(W) }),
             ));
-            return self.placed(s, W, Step::Discard(s), opts);
+            let after = Step::Discard(s);
+            return Next::Window(self.open(W, s, Source::Placed { after }, opts));
         }
         let held = count(&self.hands[s], c);
         let wei = self.melds[s]
@@ -483,18 +489,14 @@ impl HandState {
         if quad {
             self.paos[s] += 1;
         }
-        let after = self.after_take(s, quad);
-        self.placed(s, c, after, opts)
-    }
-
-    /// After a card went into place on the drawer's own draw: the drawer may win, else `after`.
-    fn placed(&self, s: SeatNo, c: u8, after: Step, opts: &Options) -> Next {
-        Next::Window(self.open(c, s, Source::Placed { after }, opts))
+        // No one may win on a card a 偎 or 提 put down, the drawer included (不能胡任何人提或偎的
+        // 牌): the drawer discards, or after a second 跑/提 (重跑) the next seat draws.
+        Next::Step(self.after_take(s, quad))
     }
 
     /// Settles a window once the answers it needs are in; `None` while waiting.
     fn resolve(&mut self, w: &Window, out: &mut Outcome) -> Option<Next> {
-        let order = nearest_after(w.owner);
+        let order = in_turn_from(w.owner);
         for s in order.into_iter().filter(|&s| w.hu[s]) {
             match &w.answers[s] {
                 None => return None,

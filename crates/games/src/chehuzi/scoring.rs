@@ -81,8 +81,7 @@ pub type TableMeld = (Kind, Vec<u8>);
 /// How the winning card reached the winner.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Taken {
-    /// Drawn by the winner and already placed (a forced 提 or 偎, or a W into the hand): the
-    /// hand and table are final.
+    /// A W drawn by the winner, already in its hand: the hand and table are final.
     Placed,
     /// Drawn by the winner and shown.
     OwnDraw,

@@ -457,7 +457,7 @@ fn guozhang_refuses_a_later_chi_of_that_face() {
 }
 
 #[test]
-fn two_hu_claims_go_to_the_nearest_seat() {
+fn two_hu_claims_on_a_draw_go_to_the_drawer_first() {
     let mut st = table(
         opts(json!({})),
         [&["s1", "s1"], BLACK, BLACK],
@@ -465,24 +465,24 @@ fn two_hu_claims_go_to_the_nearest_seat() {
         0,
     );
     act(&mut st, 0, discard("s1"));
-    // Seat 1 draws s6; seats 1 and 2 win with it. Seat 1 is the drawer, seat 2 nearer after it.
+    // Seat 1 draws s6; seats 1 and 2 win with it. The drawer's 自摸 comes first.
     assert_eq!(Chehuzi::phase(&st), "claim");
     let w = match &st.hand.as_ref().unwrap().phase {
         Phase::Claim(w) => w.clone(),
         _ => unreachable!(),
     };
     assert!(w.hu[1] && w.hu[2]);
-    act(&mut st, 1, Action::Hu {});
+    act(&mut st, 2, Action::Hu {});
     assert!(
         st.hand.is_some(),
-        "the drawer's 胡 waits for the nearer seat"
+        "the next seat's 胡 waits for the drawer's"
     );
-    let out = act(&mut st, 2, Action::Hu {});
+    let out = act(&mut st, 1, Action::Hu {});
     let r = out.hand_end.expect("hand over");
-    assert_eq!(st.last.as_ref().unwrap().winner, Some(2));
+    assert_eq!(st.last.as_ref().unwrap().winner, Some(1));
     assert_eq!(r.points.iter().sum::<i64>(), 0);
-    // 黑胡 on another's draw: (2 囤 + 1 醒: s2 turned, one s3) × 4, paid by both others.
-    assert_eq!(r.points[2], 2 * (2 + 1) * 4);
+    // 黑胡 ×4 and 自摸 ×2: (2 囤 + 1 醒: s2 turned, one s3) × 8, paid by both others.
+    assert_eq!(r.points[1], 2 * (2 + 1) * 8);
 }
 
 #[test]

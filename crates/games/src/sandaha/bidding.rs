@@ -1,4 +1,4 @@
-//! 定庄: bidding down from 90 by 5, a seat that passes is out.
+//! 定庄: bidding down from 90 by 5 to 5, a seat that passes is out.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -9,6 +9,10 @@ use crate::engine::{RuleError, SeatNo};
 /// The first bid, and the step of every later one (每叫一次庄减5).
 pub const OPENING_BID: u32 = 90;
 pub const STEP: u32 = 5;
+/// The lowest bid, in both modes: bidding ends at once when it is called.
+pub const LOWEST_BID: u32 = 5;
+/// 限级: the lowest bid whose level counts (70分为最低分（喊到70分以下时，也按70分算）).
+pub const LIMITED_FLOOR: u32 = 70;
 
 /// One call in the bidding, as everyone sees it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -25,8 +29,6 @@ pub struct Bidding {
     pub passed: [bool; SEATS],
     /// The standing bid and its bidder.
     pub standing: Option<(SeatNo, u32)>,
-    /// The lowest bid: 70 limited, 5 unlimited.
-    pub lowest: u32,
 }
 
 /// Where the bidding stands after a call.
@@ -41,19 +43,19 @@ pub enum After {
     AllPassed,
 }
 
-/// Base score (基础分): one more per 5 below 90.
+/// Base score (基础分) of a bid whose every level counts: one more per 5 below 90
+/// (每降一级加1基础分). 限级 counts a bid under 70 as 70 first (`Options::base_score`).
 pub fn base_score(bid: u32) -> i64 {
     1 + i64::from(OPENING_BID.saturating_sub(bid) / STEP)
 }
 
 impl Bidding {
-    pub fn new(first: SeatNo, lowest: u32) -> Bidding {
+    pub fn new(first: SeatNo) -> Bidding {
         Bidding {
             first,
             turn: first,
             passed: [false; SEATS],
             standing: None,
-            lowest,
         }
     }
 
@@ -71,7 +73,7 @@ impl Bidding {
             )));
         }
         self.standing = Some((seat, value));
-        if value <= self.lowest {
+        if value <= LOWEST_BID {
             return Ok(After::Banker { seat, bid: value });
         }
         Ok(self.advance(seat))

@@ -32,15 +32,16 @@ pub(super) fn strength(hand: &[Card]) -> u32 {
 }
 
 /// The lowest bid the bot takes on with a hand of `strength`: none below `BID_FROM`, 90 at it,
-/// 5 lower for every 2 points more, never below the table's lowest bid.
-pub(super) fn lowest_bid_for(strength: u32, lowest: u32) -> Option<u32> {
+/// 5 lower for every 2 points more, never below `floor`, the lowest bid whose level counts (a
+/// lower one would only lower the defenders' target).
+pub(super) fn lowest_bid_for(strength: u32, floor: u32) -> Option<u32> {
     let over = strength.checked_sub(BID_FROM)?;
-    Some(90u32.saturating_sub(5 * (over / 2)).max(lowest))
+    Some(90u32.saturating_sub(5 * (over / 2)).max(floor))
 }
 
-fn bid(b: &Bidding, hand: &[Card]) -> Action {
+fn bid(b: &Bidding, hand: &[Card], floor: u32) -> Action {
     let next = b.next_bid();
-    match lowest_bid_for(strength(hand), b.lowest) {
+    match lowest_bid_for(strength(hand), floor) {
         Some(floor) if next >= floor => Action::Bid { value: next },
         _ => Action::Pass {},
     }
@@ -52,7 +53,7 @@ pub(super) fn bot_action(state: &State, seat: SeatNo) -> Action {
     };
     let hand = &h.hands[seat];
     match &h.phase {
-        Phase::Bidding(b) => bid(b, hand),
+        Phase::Bidding(b) => bid(b, hand, state.opts.level_floor()),
         Phase::Trump { .. } => Action::Trump {
             suit: most_held_suit(hand),
         },

@@ -7,8 +7,13 @@
 //! 定庄, `scoring` the result table, `view` the client types.
 
 mod bidding;
+#[cfg(test)]
+mod bidding_tests;
 mod bot;
+mod deal;
 mod follow;
+#[cfg(test)]
+mod result_tests;
 mod scoring;
 #[cfg(test)]
 mod tests;
@@ -23,7 +28,7 @@ use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
 use crate::engine::{Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Stage, data};
 use crate::trick::{self, Order};
 
-pub use bidding::{Bidding, Call, OPENING_BID, base_score};
+pub use bidding::{Bidding, Call, LIMITED_FLOOR, LOWEST_BID, OPENING_BID, base_score};
 pub use follow::{RANKS, Shape, order};
 pub use scoring::Verdict;
 use view::events;
@@ -34,17 +39,15 @@ pub struct Sandaha;
 pub const SEATS: usize = 4;
 /// Cards in the bottom (底牌), and cards the banker buries.
 pub const BOTTOM: usize = 8;
-/// Cards 0..DEALT of a deck go to the seats in turn, the rest to the bottom.
-const DEALT: usize = 84;
-const LOWEST_LIMITED: u32 = 70;
-const LOWEST_UNLIMITED: u32 = 5;
 /// An escape from a hand that lasted this long also gives each other seat 1 point.
 const ESCAPE_BONUS_AFTER_MS: i64 = 30_000;
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Options {
-    /// 限级 (the default): 70 is the lowest bid. `false`: 不限级, bids go down to 5.
+    /// 限级 (the default): bids go down to 5, but a bid under 70 counts as 70 for the base score
+    /// (at most 5); the defenders' target stays the bid called. `false`: 不限级, every level
+    /// counts (60 → 7).
     #[serde(default = "limited")]
     pub limit: bool,
 }
@@ -60,12 +63,18 @@ impl Default for Options {
 }
 
 impl Options {
-    pub fn lowest_bid(&self) -> u32 {
+    /// The lowest bid whose level counts: 70 限级, 5 不限级.
+    pub fn level_floor(&self) -> u32 {
         if self.limit {
-            LOWEST_LIMITED
+            LIMITED_FLOOR
         } else {
-            LOWEST_UNLIMITED
+            LOWEST_BID
         }
+    }
+
+    /// The base score (基础分) of `bid`: 限级 counts a bid under 70 as 70 (叫分60 → 基础分 5).
+    pub fn base_score(&self, bid: u32) -> i64 {
+        base_score(bid.max(self.level_floor()))
     }
 }
 
@@ -100,19 +109,34 @@ pub struct State {
     /// Who bids first in the next deal.
     next_first: SeatNo,
     hand: Option<HandState>,
+    #[serde(default, deserialize_with = "readable_summary")]
     last_result: Option<Summary>,
+}
+
+/// A stored `last_result` of a kind no hand ends with any more (`{"end":"redeal"}`, from before
+/// an all-pass redeal stayed inside its hand) reads as none, so that such a match still loads.
+fn readable_summary<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<Summary>, D::Error> {
+    let v = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(v).ok())
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 struct HandState {
     started_ms: i64,
     first_bidder: SeatNo,
+    /// The deal of this hand: 1, and one more each time all four passed.
+    #[serde(default = "first_deal")]
+    deal: u32,
     /// Each seat's cards, strongest first.
     hands: [Vec<Card>; SEATS],
     /// The dealt bottom until the banker takes it, then (after burying) the buried cards.
     bottom: Vec<Card>,
     bids: Vec<Call>,
     phase: Phase,
+}
+
+fn first_deal() -> u32 {
+    1
 }
 
 /// The banker and its bid.
@@ -224,22 +248,8 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
     match after {
         bidding::After::Continues => None,
         bidding::After::AllPassed => {
-            let first = h.first_bidder;
-            out.events.push(Event::public(
-                "redeal",
-                None,
-                data(&events::Redeal {
-                    first_bidder: first,
-                    reason: "all four passed: the cards are dealt again",
-                }),
-            ));
-            let summary = Summary::Redeal {
-                hand_no: state.hand_no,
-                first_bidder: first,
-                points: vec![0; SEATS],
-            };
-            state.next_first = first;
-            Some(state.end_hand(summary, [0; SEATS], [0; SEATS]))
+            deal::redeal(h, out);
+            None
         }
         bidding::After::Banker { seat, bid } => {
             let bottom = std::mem::take(&mut h.bottom);
@@ -250,7 +260,7 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
                 Some(seat),
                 data(&events::Banker {
                     bid,
-                    base_score: base_score(bid),
+                    base_score: state.opts.base_score(bid),
                     bottom_taken: bottom.len(),
                 }),
             ));
@@ -387,12 +397,13 @@ fn play_cards(
         bottom_capture = Some(capture);
     }
     let defenders_points = play.points;
-    let (verdict, points) = scoring::settle(contract.banker, contract.bid, defenders_points);
+    let u = state.opts.base_score(contract.bid);
+    let (verdict, points) = scoring::settle(contract.banker, contract.bid, u, defenders_points);
     let summary = Summary::Played {
         hand_no,
         banker: contract.banker,
         bid: contract.bid,
-        base_score: base_score(contract.bid),
+        base_score: state.opts.base_score(contract.bid),
         defenders_points,
         verdict,
         bottom_capture,
@@ -496,19 +507,7 @@ impl Game for Sandaha {
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
         state.hand_no += 1;
-        let mut hands: [Vec<Card>; SEATS] = Default::default();
-        for (i, &card) in start.deck.iter().take(DEALT).enumerate() {
-            hands[i % SEATS].push(card);
-        }
-        let bottom: Vec<Card> = start.deck.iter().skip(DEALT).copied().collect();
-        for (seat, hand) in hands.iter_mut().enumerate() {
-            order(None).sort_strongest_first(hand);
-            out.events.push(Event::private(
-                "dealt",
-                seat,
-                data(&events::Cards { cards: hand }),
-            ));
-        }
+        let (hands, bottom) = deal::deal(&start.deck, &mut out);
         let first = state.next_first;
         out.events.push(Event::public(
             "hand_started",
@@ -522,10 +521,11 @@ impl Game for Sandaha {
         state.hand = Some(HandState {
             started_ms: start.ctx.now_ms,
             first_bidder: first,
+            deal: first_deal(),
             hands,
             bottom,
             bids: Vec::new(),
-            phase: Phase::Bidding(Bidding::new(first, state.opts.lowest_bid())),
+            phase: Phase::Bidding(Bidding::new(first)),
         });
         out
     }
@@ -726,7 +726,7 @@ impl Game for Sandaha {
         };
         let lasted_ms = ctx.now_ms.saturating_sub(h.started_ms);
         let bonus = lasted_ms >= ESCAPE_BONUS_AFTER_MS;
-        let units = scoring::escape(seat, banker, bid);
+        let units = scoring::escape(seat, banker, state.opts.base_score(bid));
         let points: [i64; SEATS] =
             std::array::from_fn(|s| units[s] + i64::from(bonus && s != seat));
         let mut out = Outcome::default();
@@ -766,15 +766,16 @@ impl Game for Sandaha {
         View {
             hand_no: state.hand_no,
             limit: state.opts.limit,
-            lowest_bid: state.opts.lowest_bid(),
+            lowest_bid: LOWEST_BID,
             phase: Self::phase(state).to_string(),
             turn: h.map(|h| h.phase.turn()),
+            deal: h.map_or(0, |h| h.deal),
             first_bidder: h.map_or(state.next_first, |h| h.first_bidder),
             bids: h.map(|h| h.bids.clone()).unwrap_or_default(),
             standing_bid: bidding.and_then(|b| b.standing.map(|(_, bid)| bid)),
             banker: contract.map(|c| c.banker),
             bid: contract.map(|c| c.bid),
-            base_score: contract.map(|c| base_score(c.bid)),
+            base_score: contract.map(|c| state.opts.base_score(c.bid)),
             trump_chosen: trump.is_some(),
             trump: trump.flatten(),
             hand: mine.and_then(|s| h.map(|h| h.hands[s].clone())),

@@ -4,7 +4,6 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::SEATS;
-use super::bidding::base_score;
 use crate::engine::SeatNo;
 
 /// The defenders' points at which a banker's win stops being 小光 (seed: 小于25分).
@@ -73,10 +72,11 @@ pub fn banker_against_all(banker: SeatNo, each: i64) -> [i64; SEATS] {
     })
 }
 
-/// Points of a played hand.
-pub fn settle(banker: SeatNo, bid: u32, points: u32) -> (Verdict, [i64; SEATS]) {
+/// Points of a played hand: the row from the defenders' `points` against the bid called, paid
+/// in base scores `u` (限级 counts a bid under 70 as 70 for `u` only).
+pub fn settle(banker: SeatNo, bid: u32, u: i64, points: u32) -> (Verdict, [i64; SEATS]) {
     let verdict = Verdict::of(points, bid);
-    let each = verdict.per_defender() * base_score(bid);
+    let each = verdict.per_defender() * u;
     (verdict, banker_against_all(banker, each))
 }
 
@@ -85,11 +85,10 @@ pub fn surrender(banker: SeatNo) -> [i64; SEATS] {
     banker_against_all(banker, 1)
 }
 
-/// 逃跑: the zero-sum part. The leaver pays what its role loses at worst: a banker (or, before
-/// a banker is known, any seat) as in 大倒 to each other seat, a defender its 大光 share to the
-/// banker.
-pub fn escape(leaver: SeatNo, banker: Option<SeatNo>, bid: u32) -> [i64; SEATS] {
-    let u = base_score(bid);
+/// 逃跑: the zero-sum part, in base scores `u`. The leaver pays what its role loses at worst: a
+/// banker (or, before a banker is known, any seat) as in 大倒 to each other seat, a defender
+/// its 大光 share to the banker.
+pub fn escape(leaver: SeatNo, banker: Option<SeatNo>, u: i64) -> [i64; SEATS] {
     match banker {
         Some(b) if b != leaver => {
             let pay = -Verdict::Daguang.per_defender() * u;

@@ -8,24 +8,24 @@ use crate::engine::{RuleErrorKind, Visibility, parse_options, view_json};
 use crate::shuffle::shuffle;
 use crate::test_rng::Rng;
 
-const T0: Ctx = Ctx { now_ms: 1_000_000 };
+pub(super) const T0: Ctx = Ctx { now_ms: 1_000_000 };
 
-fn cards(list: &[&str]) -> Vec<Card> {
+pub(super) fn cards(list: &[&str]) -> Vec<Card> {
     list.iter()
         .map(|c| Card::parse(c).expect("fixture card"))
         .collect()
 }
 
-fn limited() -> Options {
+pub(super) fn limited() -> Options {
     parse_options::<Sandaha>(4, &json!({})).unwrap()
 }
 
-fn unlimited() -> Options {
+pub(super) fn unlimited() -> Options {
     parse_options::<Sandaha>(4, &json!({"limit": false})).unwrap()
 }
 
 /// A hand in the trick phase: the banker leads the first trick.
-fn at_play(
+pub(super) fn at_play(
     hands: [&[&str]; SEATS],
     buried: &[&str],
     banker: SeatNo,
@@ -38,6 +38,7 @@ fn at_play(
     st.hand = Some(HandState {
         started_ms: T0.now_ms,
         first_bidder: 0,
+        deal: 1,
         hands: hands.map(|h| {
             let mut c = cards(h);
             order.sort_strongest_first(&mut c);
@@ -60,7 +61,7 @@ fn at_play(
     st
 }
 
-fn tricks_mut(st: &mut State) -> &mut Tricks {
+pub(super) fn tricks_mut(st: &mut State) -> &mut Tricks {
     match &mut st.hand.as_mut().unwrap().phase {
         Phase::Tricks { play, .. } => play,
         _ => panic!("not in the trick phase"),
@@ -68,23 +69,23 @@ fn tricks_mut(st: &mut State) -> &mut Tricks {
 }
 
 /// Makes `seat` lead the current trick with `points` already taken by the defenders.
-fn lead_from(st: &mut State, seat: SeatNo, points: u32) {
+pub(super) fn lead_from(st: &mut State, seat: SeatNo, points: u32) {
     let t = tricks_mut(st);
     t.turn = seat;
     t.current = Trick::new(seat);
     t.points = points;
 }
 
-fn act(st: &mut State, seat: SeatNo, action: Action) -> Outcome {
+pub(super) fn act(st: &mut State, seat: SeatNo, action: Action) -> Outcome {
     Sandaha::apply(st, seat, action.clone(), T0)
         .unwrap_or_else(|e| panic!("seat {seat} {action:?}: {}", e.detail))
 }
 
-fn play(st: &mut State, seat: SeatNo, list: &[&str]) -> Outcome {
+pub(super) fn play(st: &mut State, seat: SeatNo, list: &[&str]) -> Outcome {
     act(st, seat, Action::Play { cards: cards(list) })
 }
 
-fn refused(st: &mut State, seat: SeatNo, action: Action) -> RuleError {
+pub(super) fn refused(st: &mut State, seat: SeatNo, action: Action) -> RuleError {
     let before = serde_json::to_value(&*st).unwrap();
     let err = Sandaha::apply(st, seat, action, T0).expect_err("refused");
     assert_eq!(
@@ -101,12 +102,12 @@ fn refused_play(st: &mut State, seat: SeatNo, list: &[&str]) -> String {
     e.detail
 }
 
-fn summary(out: &Outcome) -> Summary {
+pub(super) fn summary(out: &Outcome) -> Summary {
     let r = out.hand_end.as_ref().expect("the hand ended");
     serde_json::from_value(r.detail.clone()).unwrap()
 }
 
-fn played(out: &Outcome) -> (u32, Verdict, Option<BottomCapture>, Vec<i64>) {
+pub(super) fn played(out: &Outcome) -> (u32, Verdict, Option<BottomCapture>, Vec<i64>) {
     match summary(out) {
         Summary::Played {
             defenders_points,
@@ -119,7 +120,7 @@ fn played(out: &Outcome) -> (u32, Verdict, Option<BottomCapture>, Vec<i64>) {
     }
 }
 
-fn new_hand(opts: Options, deck: Vec<Card>) -> (State, Outcome) {
+pub(super) fn new_hand(opts: Options, deck: Vec<Card>) -> (State, Outcome) {
     let mut st = Sandaha::new_match(opts, 4);
     let out = Sandaha::start_hand(
         &mut st,
@@ -133,11 +134,11 @@ fn new_hand(opts: Options, deck: Vec<Card>) -> (State, Outcome) {
     (st, out)
 }
 
-fn dealt_hand() -> State {
+pub(super) fn dealt_hand() -> State {
     new_hand(limited(), Sandaha::deck(&limited())).0
 }
 
-fn bidding(st: &State) -> &Bidding {
+pub(super) fn bidding(st: &State) -> &Bidding {
     match &st.hand.as_ref().unwrap().phase {
         Phase::Bidding(b) => b,
         _ => panic!("not bidding"),
@@ -215,140 +216,13 @@ fn own_hand_is_sorted_strongest_first() {
     );
 }
 
-// ---- bidding ----------------------------------------------------------------------------------
-
-#[test]
-fn first_bid_is_90_and_each_later_bid_is_the_standing_bid_less_5() {
-    let mut st = dealt_hand();
-    let e = refused(&mut st, 0, Action::Bid { value: 85 });
-    assert!(e.detail.contains("90"), "{}", e.detail);
-    act(&mut st, 0, Action::Bid { value: 90 });
-    for wrong in [90, 80, 75, 86] {
-        let e = refused(&mut st, 1, Action::Bid { value: wrong });
-        assert_eq!(e.kind, RuleErrorKind::Illegal);
-    }
-    act(&mut st, 1, Action::Bid { value: 85 });
-    assert_eq!(
-        Sandaha::legal_actions(&st, 2),
-        vec![Legal::Bid { value: 80 }, Legal::Pass {}]
-    );
-}
-
-#[test]
-fn a_seat_that_passed_is_out_of_the_bidding() {
-    let mut st = dealt_hand();
-    act(&mut st, 0, Action::Pass {});
-    act(&mut st, 1, Action::Bid { value: 90 });
-    act(&mut st, 2, Action::Bid { value: 85 });
-    act(&mut st, 3, Action::Pass {});
-    let e = refused(&mut st, 0, Action::Bid { value: 80 });
-    assert_eq!(e.kind, RuleErrorKind::NotYourTurn);
-    assert_eq!(Sandaha::to_act(&st), vec![1]);
-    act(&mut st, 1, Action::Pass {});
-    // Seats 0, 1 and 3 passed: seat 2 is the banker at 85.
-    let v = Sandaha::view(&st, None);
-    assert_eq!(
-        (v.banker, v.bid, v.base_score),
-        (Some(2), Some(85), Some(2))
-    );
-}
-
-#[test]
-fn bidding_ends_when_the_lowest_bid_is_reached() {
-    let mut st = dealt_hand();
-    for (i, value) in [90, 85, 80, 75, 70].into_iter().enumerate() {
-        act(&mut st, i % 4, Action::Bid { value });
-    }
-    let v = Sandaha::view(&st, None);
-    assert_eq!(
-        (v.banker, v.bid, v.base_score),
-        (Some(0), Some(70), Some(5))
-    );
-    assert_eq!(Sandaha::phase(&st), "trump");
-}
-
-#[test]
-fn unlimited_bidding_goes_below_70_and_60_is_worth_7() {
-    let (mut st, _) = new_hand(unlimited(), Sandaha::deck(&unlimited()));
-    for (i, value) in [90, 85, 80, 75, 70, 65, 60].into_iter().enumerate() {
-        act(&mut st, i % 4, Action::Bid { value });
-    }
-    assert_eq!(Sandaha::phase(&st), "bidding");
-    for s in [3, 0, 1] {
-        act(&mut st, s, Action::Pass {});
-    }
-    let v = Sandaha::view(&st, None);
-    assert_eq!(
-        (v.banker, v.bid, v.base_score),
-        (Some(2), Some(60), Some(7))
-    );
-}
-
-#[test]
-fn banker_takes_the_bottom_and_only_the_banker_sees_it() {
-    let mut st = dealt_hand();
-    let bottom = st.hand.as_ref().unwrap().bottom.clone();
-    act(&mut st, 0, Action::Bid { value: 90 });
-    act(&mut st, 1, Action::Pass {});
-    act(&mut st, 2, Action::Pass {});
-    let out = act(&mut st, 3, Action::Pass {});
-    let shown: Vec<&Event> = out.events.iter().filter(|e| e.kind == "bottom").collect();
-    assert_eq!(shown.len(), 1);
-    assert_eq!(shown[0].to, Visibility::Seats(vec![0]));
-    assert_eq!(shown[0].data["cards"], json!(bottom));
-    assert_eq!(
-        Sandaha::view(&st, Some(0)).card_counts,
-        vec![29, 21, 21, 21]
-    );
-}
-
-#[test]
-fn all_four_passing_deals_again_with_the_same_first_bidder() {
-    let mut st = dealt_hand();
-    for s in 0..4 {
-        let out = act(&mut st, s, Action::Pass {});
-        if s == 3 {
-            assert!(out.events.iter().any(|e| e.kind == "redeal"));
-            assert_eq!(out.hand_end.as_ref().unwrap().points, vec![0; 4]);
-        }
-    }
-    assert_eq!(Sandaha::stage(&st), Stage::NeedsDeal);
-    assert_eq!(Sandaha::view(&st, None).first_bidder, 0);
-    Sandaha::start_hand(
-        &mut st,
-        HandStart {
-            deck: Sandaha::deck(&limited()),
-            ctx: T0,
-            wallets: vec![0; 4],
-            scores: vec![0; 4],
-        },
-    );
-    assert_eq!(Sandaha::to_act(&st), vec![0]);
-}
-
-#[test]
-fn next_hand_is_bid_first_by_the_seat_after_the_banker() {
-    let mut st = banker_to_decide(2);
-    act(&mut st, 2, Action::Surrender {});
-    assert_eq!(Sandaha::view(&st, None).first_bidder, 3);
-}
-
-#[test]
-fn timeout_in_bidding_bids_90_for_the_first_bidder_and_passes_otherwise() {
-    let mut st = dealt_hand();
-    assert_eq!(Sandaha::auto_action(&st, 0), Action::Bid { value: 90 });
-    act(&mut st, 0, Action::Bid { value: 90 });
-    assert_eq!(Sandaha::auto_action(&st, 1), Action::Pass {});
-    assert_eq!(bidding(&st).next_bid(), 85);
-}
-
 // ---- banker's turn ---------------------------------------------------------------------------
 
 /// A dealt hand where `banker` won the bidding at 90 and has named no trump yet.
 fn banker_named(banker: SeatNo) -> State {
     let mut st = dealt_hand();
     st.hand.as_mut().unwrap().first_bidder = banker;
-    st.hand.as_mut().unwrap().phase = Phase::Bidding(Bidding::new(banker, 70));
+    st.hand.as_mut().unwrap().phase = Phase::Bidding(Bidding::new(banker));
     act(&mut st, banker, Action::Bid { value: 90 });
     for i in 1..4 {
         act(&mut st, (banker + i) % 4, Action::Pass {});
@@ -356,7 +230,7 @@ fn banker_named(banker: SeatNo) -> State {
     st
 }
 
-fn banker_to_decide(banker: SeatNo) -> State {
+pub(super) fn banker_to_decide(banker: SeatNo) -> State {
     let mut st = banker_named(banker);
     act(
         &mut st,
@@ -656,13 +530,17 @@ fn a_void_follower_trumping_beats_the_led_suit() {
     let out = play(&mut st, 3, &["5D"]);
     let won = out.events.iter().find(|e| e.kind == "trick_won").unwrap();
     assert_eq!(won.seat, Some(3));
+    // Seat 1 is the banker: a defender took the trick, 闲家得分 10 (the seed's 方块3 counts
+    // nothing; the 5D standing for it counts 5 beside A's 5).
+    assert_eq!(won.data["defenders_points"], 10);
 }
 
 #[test]
 fn a_discard_of_another_side_suit_does_not_contend() {
-    // Seed: A 梅花5, B 梅花6, C 梅花8, D 方块 (副牌) → C wins.
+    // Seed: A 梅花5, B 梅花6, C 梅花8, D 方块3 (副牌) → C wins. The deck has no 3s: 5D, the
+    // lowest diamond, stands for the 方块3.
     let mut st = at_play(
-        [&["5C"], &["6C"], &["8C"], &["AD"]],
+        [&["5C"], &["6C"], &["8C"], &["5D"]],
         &[],
         1,
         90,
@@ -672,9 +550,11 @@ fn a_discard_of_another_side_suit_does_not_contend() {
     play(&mut st, 0, &["5C"]);
     play(&mut st, 1, &["6C"]);
     play(&mut st, 2, &["8C"]);
-    let out = play(&mut st, 3, &["AD"]);
+    let out = play(&mut st, 3, &["5D"]);
     let won = out.events.iter().find(|e| e.kind == "trick_won").unwrap();
     assert_eq!(won.seat, Some(2));
+    // Seat 1 is the banker: a defender took both 5s.
+    assert_eq!(won.data["defenders_points"], 10);
 }
 
 #[test]
@@ -977,84 +857,6 @@ fn last_trick_won_by_the_banker_captures_nothing() {
     assert_eq!(pts, vec![24, -8, -8, -8]);
 }
 
-/// Each defender's points per row, for a bid: (P, verdict, each defender's points).
-fn table_rows(bid: u32) -> Vec<(u32, Verdict, i64)> {
-    let u = base_score(bid);
-    vec![
-        (0, Verdict::Daguang, -8 * u),
-        (5, Verdict::Xiaoguang, -4 * u),
-        (20, Verdict::Xiaoguang, -4 * u),
-        (25, Verdict::Guozhuang, -2 * u),
-        (bid - 5, Verdict::Guozhuang, -2 * u),
-        (bid, Verdict::Kuazhuang, u),
-        (bid + 35, Verdict::Kuazhuang, u),
-        (bid + 40, Verdict::Xiaodao, 2 * u),
-        (bid + 75, Verdict::Xiaodao, 2 * u),
-        (bid + 80, Verdict::Dadao, 4 * u),
-        (bid + 200, Verdict::Dadao, 4 * u),
-    ]
-}
-
-#[test]
-fn result_table_at_bid_90() {
-    assert_eq!(base_score(90), 1);
-    for (p, verdict, each) in table_rows(90) {
-        let (v, pts) = scoring::settle(0, 90, p);
-        assert_eq!(
-            (v, pts),
-            (verdict, [-3 * each, each, each, each]),
-            "P = {p}"
-        );
-    }
-}
-
-#[test]
-fn result_table_at_bid_85() {
-    assert_eq!(base_score(85), 2);
-    for (p, verdict, each) in table_rows(85) {
-        let (v, pts) = scoring::settle(2, 85, p);
-        assert_eq!(
-            (v, pts),
-            (verdict, [each, each, -3 * each, each]),
-            "P = {p}"
-        );
-    }
-}
-
-#[test]
-fn result_table_at_bid_70() {
-    assert_eq!(base_score(70), 5);
-    for (p, verdict, each) in table_rows(70) {
-        let (v, pts) = scoring::settle(3, 70, p);
-        assert_eq!(
-            (v, pts),
-            (verdict, [each, each, each, -3 * each]),
-            "P = {p}"
-        );
-    }
-}
-
-#[test]
-fn result_table_at_unlimited_bid_60() {
-    assert_eq!(base_score(60), 7);
-    for (p, verdict, each) in table_rows(60) {
-        let (v, pts) = scoring::settle(1, 60, p);
-        assert_eq!(
-            (v, pts),
-            (verdict, [each, -3 * each, each, each]),
-            "P = {p}"
-        );
-    }
-}
-
-#[test]
-fn seed_examples_bid_80_is_worth_3_and_daguang_pays_4_times_doubled() {
-    // 双进单出: the banker's 大光 at 80 takes 2 × 4 × 3 = 24 from each defender; a 大倒 pays 12.
-    assert_eq!(scoring::settle(0, 80, 0).1, [72, -24, -24, -24]);
-    assert_eq!(scoring::settle(0, 80, 160).1, [-36, 12, 12, 12]);
-    assert_eq!(scoring::settle(0, 80, 120).1, [-18, 6, 6, 6]);
-}
-
 // ---- escape ----------------------------------------------------------------------------------
 
 #[test]
@@ -1104,7 +906,10 @@ fn escaping_during_bidding_pays_as_a_banker_at_the_standing_bid() {
 #[test]
 fn options_default_to_limited_and_refuse_unknown_fields() {
     assert_eq!(limited(), Options { limit: true });
-    assert_eq!(unlimited().lowest_bid(), 5);
+    assert_eq!(
+        (limited().level_floor(), unlimited().level_floor()),
+        (70, 5)
+    );
     assert!(parse_options::<Sandaha>(4, &json!({"limit": 3})).is_err());
     assert!(parse_options::<Sandaha>(4, &json!({"limt": false})).is_err());
     assert!(parse_options::<Sandaha>(3, &json!({})).is_err());
@@ -1336,6 +1141,12 @@ fn random_hands_keep_every_invariant() {
                         (Visibility::All, _) => assert_within(&e.data, &public, e.kind),
                         (Visibility::Seats(s), "bottom" | "buried_cards") => {
                             assert_eq!(s, &vec![banker.unwrap_or(seat)])
+                        }
+                        // A redeal's new hands, each to its own seat only.
+                        (Visibility::Seats(s), "dealt") => {
+                            let h = st.hand.as_ref().expect("dealt within the hand");
+                            assert_eq!(s, &vec![e.seat.unwrap()]);
+                            assert_eq!(e.data["cards"], json!(h.hands[s[0]]));
                         }
                         (v, k) => panic!("{k} sent to {v:?}"),
                     }
@@ -1580,7 +1391,7 @@ fn bidding_with(hand: &[&str], standing: Option<(SeatNo, u32)>) -> State {
     let mut st = dealt_hand();
     let h = st.hand.as_mut().unwrap();
     h.hands[0] = cards(hand);
-    let mut b = Bidding::new(0, 70);
+    let mut b = Bidding::new(0);
     b.standing = standing;
     h.phase = Phase::Bidding(b);
     st
@@ -1611,6 +1422,11 @@ fn bot_bids_as_low_as_its_trumps_and_aces_allow() {
     assert_eq!(
         Sandaha::bot_action(&bidding_with(strong, Some((1, 75))), 0),
         Action::Bid { value: 70 }
+    );
+    // 限级: a bid under 70 would raise no level, only lower the defenders' target.
+    assert_eq!(
+        Sandaha::bot_action(&bidding_with(strong, Some((1, 70))), 0),
+        Action::Pass {}
     );
     // 3 + 6 + 8 + 1 = 18: it opens at 90 but does not go to 85.
     let fair = &[

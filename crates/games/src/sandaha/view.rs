@@ -73,12 +73,6 @@ pub enum Summary {
         bid: u32,
         points: Vec<i64>,
     },
-    /// All four passed: nothing scored, the same seat bids first in the new deal.
-    Redeal {
-        hand_no: u32,
-        first_bidder: SeatNo,
-        points: Vec<i64>,
-    },
     /// 逃跑: the leaver paid; `bonus`: the others also gained 1 for a hand of 30 s or more.
     Escape {
         hand_no: u32,
@@ -95,12 +89,16 @@ pub enum Summary {
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct View {
     pub hand_no: u32,
-    /// 限级: 70 is the lowest bid; else 5.
+    /// 限级: a bid under 70 counts as 70 for the base score; else every level counts.
     pub limit: bool,
+    /// The lowest bid: 5 in both modes.
     pub lowest_bid: u32,
     /// bidding, trump, bury, decide, play; waiting between hands; finished.
     pub phase: String,
     pub turn: Option<SeatNo>,
+    /// The deal of this hand: 1, and one more each time all four passed and the cards were
+    /// dealt again (same hand number, same first bidder); 0 between hands.
+    pub deal: u32,
     /// The seat that bids first in this hand, or in the next deal between hands.
     pub first_bidder: SeatNo,
     /// Every call of this hand's bidding, in order.
@@ -109,6 +107,7 @@ pub struct View {
     pub banker: Option<SeatNo>,
     /// The banker's winning bid.
     pub bid: Option<u32>,
+    /// The base score of the banker's bid (限级: at most 5, a bid under 70 counting as 70).
     pub base_score: Option<i64>,
     /// Whether the banker has named the trump (a suit, or none).
     pub trump_chosen: bool,
@@ -193,10 +192,13 @@ pub mod events {
         pub value: u32,
     }
 
-    /// `redeal`, when all four passed: everyone sees it.
+    /// `redeal`, when all four passed: everyone sees it. The new deal follows in the same
+    /// hand, each seat's new cards in a private `dealt` event.
     #[derive(Serialize)]
     pub struct Redeal {
         pub first_bidder: SeatNo,
+        /// The new deal's number in the hand (2 after the first all-pass).
+        pub deal: u32,
         pub reason: &'static str,
     }
 

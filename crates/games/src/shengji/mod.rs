@@ -7,6 +7,8 @@
 //! `trick` module's.
 
 mod bot;
+#[cfg(test)]
+mod deck_tests;
 mod declare;
 mod levels;
 #[cfg(test)]

@@ -556,7 +556,8 @@ fn random_lead(rng: &mut Rng, order: &Order, hand: &[Card]) -> Vec<Card> {
 }
 
 /// The rule written out against the auto follow as witness: suit first, then a formation
-/// when the hand holds one, else the best structure.
+/// when the hand holds one, then (a six-card lead) a quad with a pair when the witness is one,
+/// else the best structure.
 fn oracle(order: &Order, hand: &[Card], lead: &[Card], play: &[Card]) -> bool {
     if play.len() != lead.len() || !crate::cards::holds_all(hand, play) {
         return false;
@@ -576,6 +577,17 @@ fn oracle(order: &Order, hand: &[Card], lead: &[Card], play: &[Card]) -> bool {
     let witness = best_follow(order, hand, lead);
     if is_answer(&witness) {
         return is_answer(play);
+    }
+    let quad_and_pair = |p: &[Card]| {
+        let mut sizes: Vec<usize> = p
+            .iter()
+            .map(|&x| p.iter().filter(|&&y| y == x).count())
+            .collect();
+        sizes.sort_unstable();
+        sizes == [2, 2, 4, 4, 4, 4]
+    };
+    if lead.len() == 6 && quad_and_pair(&witness) {
+        return quad_and_pair(play);
     }
     crate::trick::follow_score(order, play) == crate::trick::follow_score(order, &witness)
 }

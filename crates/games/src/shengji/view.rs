@@ -72,8 +72,11 @@ pub struct DeclareOption {
 pub enum Shape {
     /// One of these formations of the led suit (the led one or a stronger one).
     Formation { formation: Formation },
-    /// Cards of the led suit with exactly this structure: the longest tractor in cards, then
-    /// quads, triples and pairs.
+    /// Against a six-card lead, without a six-card tractor: a quad of the led suit with a pair
+    /// of another face, any of them (the seed's 4个+1个对子).
+    QuadAndPair {},
+    /// Cards of the led suit with exactly this structure, the set read as its best partition
+    /// (each card in one part): the tractor's length in cards, then quads, triples and pairs.
     Structure { score: Score },
     /// Every card of the led suit the seat holds, then any others.
     AllOfSuit { suit: EffSuit, held: usize },
@@ -188,6 +191,7 @@ fn shapes(req: Requirement) -> Vec<Shape> {
             .into_iter()
             .map(|formation| Shape::Formation { formation })
             .collect(),
+        Requirement::QuadAndPair { .. } => vec![Shape::QuadAndPair {}],
         Requirement::Structure { score, .. } => vec![Shape::Structure { score }],
     }
 }

@@ -1,9 +1,12 @@
 //! Following with structure. A follower holding enough cards of the led suit must play the
 //! best-structured set the hand allows: (1) the led formation or a stronger one of the same card
-//! count, any of them; failing that, the set that is best by (2) its longest tractor in cards,
-//! (3) quads, (4) triples, (5) pairs. The best set is built from the hand's groups (the longest
-//! tractor first, then a small knapsack over the faces for the group counts), never by listing
-//! subsets, so a 54-card hand against a long tractor costs microseconds.
+//! count, any of them; (2) against a six-card lead, failing a six-card tractor, a quad with a
+//! pair (the seed's six-card table; only where tractors count, `Ranks::tractors_first`);
+//! otherwise (3) the set that is best by its longest tractor in cards, then quads, triples and
+//! pairs, a set read as its best partition (each card in one part). The best set is built from
+//! the hand's groups (the longest tractor first, then a small knapsack over the faces for the
+//! group counts), never by listing subsets, so a 54-card hand against a long tractor costs
+//! microseconds.
 
 use std::fmt;
 
@@ -14,12 +17,15 @@ use super::formation::{classify, common_suit, face_counts};
 use super::{EffSuit, FACES, Formation, Order, face};
 use crate::cards::{Card, holds_all};
 
-/// The structure of a set of cards of one suit, compared field by field (priority steps 2–5).
+/// The structure of a set of cards of one suit, compared field by field (priority step 3). A
+/// set is read as a partition, each card in one part only: at most one tractor, then groups,
+/// then singles; the tractor's own groups count as groups, and the set counts as its best
+/// partition. So 33344+X is the tractor 3344 and two singles, not a tractor, a triple and a pair.
 #[derive(
     Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, JsonSchema,
 )]
 pub struct Score {
-    /// Cards in the longest tractor the set contains (0 without one).
+    /// Cards in the tractor of the set's best partition: its longest (0 without one).
     pub tractor: u8,
     pub quads: u8,
     pub triples: u8,
@@ -44,6 +50,9 @@ pub enum Requirement {
         suit: EffSuit,
         allowed: Vec<Formation>,
     },
+    /// A six-card lead the hand answers with no six-card tractor: a quad of the led suit with a
+    /// pair of another face (step 2, the seed's 4个+1个对子 before 拖拉机+1个对子).
+    QuadAndPair { count: usize, suit: EffSuit },
     /// Cards of the led suit whose structure is exactly this, the best the hand allows.
     Structure {
         count: usize,
@@ -65,6 +74,7 @@ pub enum FollowError {
     MustPlayFormation {
         allowed: Vec<Formation>,
     },
+    MustPlayQuadAndPair,
     MustKeepStructure {
         need: Score,
     },
@@ -102,6 +112,11 @@ impl fmt::Display for FollowError {
                     names.join(" or ")
                 )
             }
+            FollowError::MustPlayQuadAndPair => f.write_str(
+                "you hold a quad and a pair of the led suit: against a six-card lead, without a \
+                 six-card tractor, play a quad with a pair (4个+1个对子 comes before a shorter \
+                 tractor)",
+            ),
             FollowError::MustKeepStructure { need } => write!(
                 f,
                 "play the best structure your cards of the led suit allow: a tractor of {} cards, \
@@ -115,36 +130,67 @@ impl fmt::Display for FollowError {
 /// Positions are below this in every order (jokers of shengji sit at 15).
 const POSITIONS: usize = 32;
 
-/// The score of a set of cards of one suit.
+/// The score of a set of cards of one suit: its best partition.
 pub fn score(order: &Order, cards: &[Card]) -> Score {
     score_counts(order, &face_counts(cards))
 }
 
-fn score_counts(order: &Order, counts: &[u8; FACES]) -> Score {
-    let mut s = Score::default();
-    let mut best_at = [0u8; POSITIONS];
-    for (f, &n) in counts.iter().enumerate() {
-        match n {
-            4 => s.quads += 1,
-            3 => s.triples += 1,
-            2 => s.pairs += 1,
-            _ => {}
-        }
-        let p = usize::from(order.pos[f]);
-        best_at[p] = best_at[p].max(n);
+/// Quads, triples and pairs: what `n` identical cards make as one group.
+fn group(n: u8) -> [i32; 3] {
+    match n {
+        4 => [1, 0, 0],
+        3 => [0, 1, 0],
+        2 => [0, 0, 1],
+        _ => [0, 0, 0],
     }
+}
+
+fn add(a: [i32; 3], b: [i32; 3]) -> [i32; 3] {
+    [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+}
+
+/// The best partition of the cards counted in `counts` (one suit): no tractor and every face a
+/// group, or one tractor of groups of `h` at consecutive positions (one face at each), each
+/// face's cards left over a group of their own. Arrays compare lexicographically, so the
+/// tractor's length, then quads, triples and pairs decide.
+fn score_counts(order: &Order, counts: &[u8; FACES]) -> Score {
+    let base = counts.iter().fold([0; 3], |acc, &n| add(acc, group(n)));
+    let mut best = (0u8, base);
     if order.ranks.tractors_first {
         for h in 2..=4u8 {
-            let mut run = 0u8;
-            for &n in &best_at {
-                run = if n >= h { run + 1 } else { 0 };
-                if run >= 2 {
-                    s.tractor = s.tractor.max(h * run);
+            // What taking a group of `h` for the tractor at each position changes, from the
+            // face there that changes it best.
+            let mut delta: [Option<[i32; 3]>; POSITIONS] = [None; POSITIONS];
+            for (f, &n) in counts.iter().enumerate() {
+                if n < h {
+                    continue;
+                }
+                let [a, b, c] = add(group(h), group(n - h));
+                let [x, y, z] = group(n);
+                let d = [a - x, b - y, c - z];
+                let at = &mut delta[usize::from(order.pos[f])];
+                if at.is_none_or(|o| d > o) {
+                    *at = Some(d);
+                }
+            }
+            for start in 0..POSITIONS {
+                let mut sum = base;
+                for (len, d) in (1u8..).zip(delta[start..].iter().map_while(|d| *d)) {
+                    sum = add(sum, d);
+                    if len >= 2 && (h * len, sum) > best {
+                        best = (h * len, sum);
+                    }
                 }
             }
         }
     }
-    s
+    let [quads, triples, pairs] = best.1.map(|n| n as u8);
+    Score {
+        tractor: best.0,
+        quads,
+        triples,
+        pairs,
+    }
 }
 
 /// One face of the led suit in the follower's hand.
@@ -291,8 +337,10 @@ fn best_set(order: &Order, slots: &[Slot], count: usize) -> (Score, Vec<u8>) {
     best.map(|(s, _, t)| (s, t)).unwrap_or_default()
 }
 
-/// How many cards to take from each slot, at least `floor` and at most held, `count` in all,
-/// for the most quads, then triples, then pairs, then the lowest cards.
+/// How many cards to take from each slot, at least `floor` (the tractor's group) and at most
+/// held, `count` in all, for the most quads, then triples, then pairs among the cards taken
+/// beyond the floor (each face's extra cards one group, as in a partition), then the lowest
+/// cards.
 fn fill(slots: &[Slot], floor: &[u8], count: usize) -> Option<Vec<u8>> {
     type Value = (u8, u8, u8, i64);
     let mut dp: Vec<Option<Value>> = vec![None; count + 1];
@@ -308,10 +356,11 @@ fn fill(slots: &[Slot], floor: &[u8], count: usize) -> Option<Vec<u8>> {
                 if u > count {
                     break;
                 }
+                let extra = k - lo;
                 let w = (
-                    v.0 + u8::from(k == 4),
-                    v.1 + u8::from(k == 3),
-                    v.2 + u8::from(k == 2),
+                    v.0 + u8::from(extra == 4),
+                    v.1 + u8::from(extra == 3),
+                    v.2 + u8::from(extra == 2),
                     v.3 - i64::from(k) * i64::from(s.pos),
                 );
                 if next[u].is_none_or(|n| w > n) {
@@ -362,7 +411,34 @@ pub fn requirement(order: &Order, hand: &[Card], lead: &[Card]) -> Requirement {
         }
     }
     let (score, _) = best_set(order, &slots, count);
+    if order.ranks.tractors_first
+        && count == SIX
+        && score.tractor < 6
+        && quad_and_pair(&slots).is_some()
+    {
+        return Requirement::QuadAndPair { count, suit };
+    }
     Requirement::Structure { count, suit, score }
+}
+
+/// The card count of the lead the seed's third table is for (667788, JJJQQQ).
+const SIX: usize = 6;
+
+/// A quad and a pair of another face among `slots`, keeping the most structure: the lowest
+/// quad, and the lowest pair held exactly twice, else the lowest pair taken from a larger group.
+fn quad_and_pair(slots: &[Slot]) -> Option<Vec<(usize, u8)>> {
+    let quad = slots.iter().position(|s| s.held == 4)?;
+    let pair = (0..slots.len())
+        .filter(|&i| i != quad && slots[i].held >= 2)
+        .min_by_key(|&i| slots[i].held != 2)?;
+    Some(vec![(quad, 4), (pair, 2)])
+}
+
+/// Whether `cards` are one quad and one pair (of another face).
+fn is_quad_and_pair(cards: &[Card]) -> bool {
+    let mut groups: Vec<u8> = face_counts(cards).into_iter().filter(|&n| n > 0).collect();
+    groups.sort_unstable();
+    groups == [2, 4]
 }
 
 impl Requirement {
@@ -371,6 +447,7 @@ impl Requirement {
             Requirement::Free { count }
             | Requirement::AllOfSuit { count, .. }
             | Requirement::Formation { count, .. }
+            | Requirement::QuadAndPair { count, .. }
             | Requirement::Structure { count, .. } => count,
         }
     }
@@ -402,6 +479,16 @@ impl Requirement {
                     _ => Err(FollowError::MustPlayFormation {
                         allowed: allowed.clone(),
                     }),
+                }
+            }
+            Requirement::QuadAndPair { suit, .. } => {
+                if in_suit(*suit) != play.len() {
+                    return Err(FollowError::MustFollowSuit);
+                }
+                if is_quad_and_pair(play) {
+                    Ok(())
+                } else {
+                    Err(FollowError::MustPlayQuadAndPair)
                 }
             }
             Requirement::Structure {
@@ -442,7 +529,9 @@ fn lowest(order: &Order, cards: &[Card], n: usize) -> Vec<Card> {
 
 /// The follow auto-play makes: legal, keeping the most structure in hand, lowest cards first.
 /// With a formation to show it shows the lead's own kind if it can (the weakest that answers);
-/// otherwise the best-structured set the rule demands; when short or void, the lowest cards.
+/// a quad with a pair when step 2 binds (the lowest quad, a pair that breaks no group if it
+/// can); otherwise the best-structured set the rule demands; when short or void, the lowest
+/// cards.
 pub fn best_follow(order: &Order, hand: &[Card], lead: &[Card]) -> Vec<Card> {
     let req = requirement(order, hand, lead);
     match &req {
@@ -460,6 +549,14 @@ pub fn best_follow(order: &Order, hand: &[Card], lead: &[Card]) -> Vec<Card> {
                 .find_map(|&f| find(&slots, f))
                 .unwrap_or_default();
             take.iter()
+                .flat_map(|&(i, k)| std::iter::repeat_n(slots[i].card, usize::from(k)))
+                .collect()
+        }
+        Requirement::QuadAndPair { suit, .. } => {
+            let slots = slots(order, hand, *suit);
+            quad_and_pair(&slots)
+                .unwrap_or_default()
+                .iter()
                 .flat_map(|&(i, k)| std::iter::repeat_n(slots[i].card, usize::from(k)))
                 .collect()
         }

@@ -8,6 +8,8 @@
 
 pub mod bot;
 mod follow;
+#[cfg(test)]
+mod follow_tests;
 mod formation;
 #[cfg(test)]
 mod tests;

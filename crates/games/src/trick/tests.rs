@@ -6,7 +6,7 @@ use crate::cards::Suit;
 use crate::hand;
 use crate::test_rng::Rng;
 
-const SHENGJI: Ranks = Ranks {
+pub(super) const SHENGJI: Ranks = Ranks {
     fixed: &[2],
     removed: &[],
     tractors_first: true,
@@ -17,7 +17,7 @@ const SANDAHA: Ranks = Ranks {
     tractors_first: false,
 };
 
-fn hearts() -> Order {
+pub(super) fn hearts() -> Order {
     Order::new(SHENGJI, Some(Suit::H))
 }
 
@@ -25,7 +25,7 @@ fn c(s: &str) -> Card {
     Card::parse(s).unwrap()
 }
 
-fn sc(tractor: u8, quads: u8, triples: u8, pairs: u8) -> Score {
+pub(super) fn sc(tractor: u8, quads: u8, triples: u8, pairs: u8) -> Score {
     Score {
         tractor,
         quads,
@@ -133,277 +133,6 @@ fn leads_are_one_formation_of_one_suit() {
     );
 }
 
-/// The seed's eight-card table (首家出连四 44556677), row by row: each row's example set scores
-/// strictly below the row above it; row 1 is the step-(1) formations.
-#[test]
-fn seed_eight_card_table_orders_every_row() {
-    let o = hearts();
-    let lead = hand!["4S", "4S", "5S", "5S", "6S", "6S", "7S", "7S"];
-    let (lead_form, _) = classify(&o, &lead).unwrap();
-    let answers = lead_form.answers();
-    for row1 in [
-        hand!["8S", "8S", "9S", "9S", "10S", "10S", "JS", "JS"],
-        hand!["3S", "3S", "3S", "3S", "QS", "QS", "QS", "QS"],
-        hand!["QS", "QS", "QS", "QS", "KS", "KS", "KS", "KS"],
-    ] {
-        let (f, _) = classify(&o, &row1).unwrap();
-        assert!(answers.contains(&f), "row 1 (连4或2个4张): {f:?}");
-    }
-    let rows = [
-        (
-            "连3+1对子",
-            hand!["8S", "8S", "9S", "9S", "10S", "10S", "QS", "QS"],
-        ),
-        (
-            "连3+2单张",
-            hand!["8S", "8S", "9S", "9S", "10S", "10S", "QS", "AS"],
-        ),
-        (
-            "连队+两对子",
-            hand!["8S", "8S", "9S", "9S", "JS", "JS", "KS", "KS"],
-        ),
-        (
-            "连队+1对子+2单张",
-            hand!["8S", "8S", "9S", "9S", "JS", "JS", "KS", "3S"],
-        ),
-        (
-            "连队+4单张",
-            hand!["8S", "8S", "9S", "9S", "JS", "KS", "3S", "5S"],
-        ),
-        (
-            "4张+2对子",
-            hand!["8S", "8S", "8S", "8S", "JS", "JS", "KS", "KS"],
-        ),
-        (
-            "4张+1对子+2单张",
-            hand!["8S", "8S", "8S", "8S", "JS", "JS", "KS", "3S"],
-        ),
-        (
-            "4张+4单张",
-            hand!["8S", "8S", "8S", "8S", "JS", "KS", "3S", "5S"],
-        ),
-        (
-            "2个3张+2单张",
-            hand!["8S", "8S", "8S", "JS", "JS", "JS", "KS", "3S"],
-        ),
-        (
-            "3张+2对子+1单张",
-            hand!["8S", "8S", "8S", "JS", "JS", "KS", "KS", "3S"],
-        ),
-        (
-            "3张+1对子+3单张",
-            hand!["8S", "8S", "8S", "JS", "JS", "KS", "3S", "5S"],
-        ),
-        (
-            "3张+5单张",
-            hand!["8S", "8S", "8S", "JS", "KS", "3S", "5S", "6S"],
-        ),
-        (
-            "4个对子",
-            hand!["8S", "8S", "JS", "JS", "KS", "KS", "3S", "3S"],
-        ),
-        (
-            "3个对子+2单张",
-            hand!["8S", "8S", "JS", "JS", "KS", "KS", "3S", "5S"],
-        ),
-        (
-            "2个对子+4单张",
-            hand!["8S", "8S", "JS", "JS", "KS", "3S", "5S", "AS"],
-        ),
-        (
-            "1个对子+6单张",
-            hand!["8S", "8S", "JS", "QS", "KS", "3S", "5S", "AS"],
-        ),
-        (
-            "8单张",
-            hand!["8S", "10S", "JS", "QS", "KS", "3S", "5S", "AS"],
-        ),
-    ];
-    for (name, set) in &rows {
-        let f = classify(&o, set).map(|(f, _)| f);
-        assert!(
-            f.is_none_or(|f| !answers.contains(&f)),
-            "{name} is not a step-1 formation"
-        );
-    }
-    for w in rows.windows(2) {
-        let (hi, lo) = (&w[0], &w[1]);
-        assert!(
-            follow::score(&o, &hi.1) > follow::score(&o, &lo.1),
-            "{} must rank above {}",
-            hi.0,
-            lo.0
-        );
-    }
-    // Each row is what a hand holding exactly that row and one more low card must play.
-    for (name, set) in &rows {
-        let mut hand = set.clone();
-        hand.push(c("9C"));
-        let req = requirement(&o, &hand, &lead);
-        assert!(req.check(&o, &hand, set).is_ok(), "{name}: {req:?}");
-    }
-}
-
-#[test]
-fn eight_card_table_refuses_a_lower_row_when_a_higher_one_is_held() {
-    let o = hearts();
-    let lead = hand!["4S", "4S", "5S", "5S", "6S", "6S", "7S", "7S"];
-    // Holds 连3 (8899TT) and two quads' worth of nothing: 连3+1对子 beats 4张+2对子.
-    let hand = hand![
-        "8S", "8S", "9S", "9S", "10S", "10S", "QS", "QS", "3S", "3S", "3S", "3S", "AS"
-    ];
-    assert!(
-        is_legal_follow(
-            &o,
-            &hand,
-            &lead,
-            &hand!["8S", "8S", "9S", "9S", "10S", "10S", "QS", "QS"]
-        )
-        .is_ok()
-    );
-    assert!(
-        is_legal_follow(
-            &o,
-            &hand,
-            &lead,
-            &hand!["8S", "8S", "9S", "9S", "10S", "10S", "3S", "3S"]
-        )
-        .is_ok(),
-        "the pair may come from the quad"
-    );
-    let err = is_legal_follow(
-        &o,
-        &hand,
-        &lead,
-        &hand!["3S", "3S", "3S", "3S", "QS", "QS", "AS", "8S"],
-    )
-    .unwrap_err();
-    assert!(
-        matches!(err, FollowError::MustKeepStructure { .. }),
-        "{err}"
-    );
-    assert!(err.to_string().contains("tractor of 6 cards"));
-}
-
-#[test]
-fn eight_card_lead_may_be_answered_by_two_quads_or_a_longer_tractor_at_choice() {
-    let o = hearts();
-    let lead = hand!["4S", "4S", "5S", "5S", "6S", "6S", "7S", "7S"];
-    let hand = hand![
-        "8S", "8S", "9S", "9S", "10S", "10S", "JS", "JS", "3S", "3S", "3S", "3S", "QS", "QS", "QS",
-        "QS", "AS"
-    ];
-    for play in [
-        hand!["8S", "8S", "9S", "9S", "10S", "10S", "JS", "JS"],
-        hand!["3S", "3S", "3S", "3S", "QS", "QS", "QS", "QS"],
-    ] {
-        assert!(is_legal_follow(&o, &hand, &lead, &play).is_ok(), "{play:?}");
-    }
-    let err = is_legal_follow(
-        &o,
-        &hand,
-        &lead,
-        &hand!["3S", "3S", "3S", "3S", "8S", "8S", "9S", "9S"],
-    )
-    .unwrap_err();
-    assert!(matches!(err, FollowError::MustPlayFormation { .. }));
-}
-
-/// The seed's second table (首家出44445555): two quads first, then a 4-pair tractor, then the
-/// eight-card table.
-#[test]
-fn seed_two_quad_table_takes_two_quads_then_a_four_pair_tractor() {
-    let o = hearts();
-    let lead = hand!["4S", "4S", "4S", "4S", "5S", "5S", "5S", "5S"];
-    let quads = hand![
-        "3S", "3S", "3S", "3S", "QS", "QS", "QS", "QS", "8S", "8S", "9S", "9S", "10S", "10S", "JS",
-        "JS"
-    ];
-    assert!(
-        is_legal_follow(
-            &o,
-            &quads,
-            &lead,
-            &hand!["3S", "3S", "3S", "3S", "QS", "QS", "QS", "QS"]
-        )
-        .is_ok()
-    );
-    assert!(
-        is_legal_follow(
-            &o,
-            &quads,
-            &lead,
-            &hand!["8S", "8S", "9S", "9S", "10S", "10S", "JS", "JS"]
-        )
-        .is_err()
-    );
-    let tractor = hand![
-        "8S", "8S", "9S", "9S", "10S", "10S", "JS", "JS", "3S", "3S", "3S", "KS"
-    ];
-    let req = requirement(&o, &tractor, &lead);
-    assert!(matches!(
-        req,
-        Requirement::Structure { score, .. } if score == sc(8, 0, 0, 4)
-    ));
-    assert!(
-        req.check(
-            &o,
-            &tractor,
-            &hand!["8S", "8S", "9S", "9S", "10S", "10S", "JS", "JS"]
-        )
-        .is_ok()
-    );
-}
-
-/// The seed's six-card table as far as it goes (首家出667788): 667788 or JJJQQQ at choice, then
-/// 4张+对子 (AAAA+KK), then 拖拉机+对子 (7788+JJ).
-#[test]
-fn seed_six_card_table_as_far_as_it_goes() {
-    let o = hearts();
-    let lead = hand!["6S", "6S", "7S", "7S", "8S", "8S"];
-    let both = hand![
-        "9S", "9S", "10S", "10S", "JS", "JS", "QS", "QS", "QS", "KS", "KS", "KS", "3S"
-    ];
-    for play in [
-        hand!["9S", "9S", "10S", "10S", "JS", "JS"],
-        hand!["QS", "QS", "QS", "KS", "KS", "KS"],
-        hand!["10S", "10S", "JS", "JS", "QS", "QS"],
-    ] {
-        assert!(is_legal_follow(&o, &both, &lead, &play).is_ok(), "{play:?}");
-    }
-    let quad_pair = hand![
-        "AS", "AS", "AS", "AS", "KS", "KS", "7S", "7S", "8S", "8S", "JS", "JS", "3S"
-    ];
-    assert!(
-        is_legal_follow(
-            &o,
-            &quad_pair,
-            &lead,
-            &hand!["AS", "AS", "AS", "AS", "KS", "KS"]
-        )
-        .is_ok()
-    );
-    assert!(
-        is_legal_follow(
-            &o,
-            &quad_pair,
-            &lead,
-            &hand!["7S", "7S", "8S", "8S", "JS", "JS"]
-        )
-        .is_err()
-    );
-    let tractor_pair = hand!["7S", "7S", "8S", "8S", "JS", "JS", "3S", "5S"];
-    assert!(
-        is_legal_follow(
-            &o,
-            &tractor_pair,
-            &lead,
-            &hand!["7S", "7S", "8S", "8S", "JS", "JS"]
-        )
-        .is_ok()
-    );
-}
-
 #[test]
 fn too_few_of_the_led_suit_means_all_of_them_then_anything() {
     let o = hearts();
@@ -489,7 +218,8 @@ fn subsets(pool: &[Card], n: usize) -> Vec<Vec<Card>> {
 }
 
 /// Against every subset of small random hands, the follow check agrees with the priority
-/// written out directly, and the auto-play follow is always accepted.
+/// written out directly (the partition reading and the six-card step included), and the
+/// auto-play follow is always accepted.
 #[test]
 fn follow_check_matches_brute_force_priority_on_small_hands() {
     let faces = hand![
@@ -504,10 +234,12 @@ fn follow_check_matches_brute_force_priority_on_small_hands() {
         hand!["9H", "9H", "9H", "10H", "10H", "10H"],
         hand!["9S", "9S", "9S", "9S", "10S", "10S", "10S", "10S"],
     ];
-    brute_force(&hearts(), &faces, &leads, 4, 7);
+    let quad_pairs = brute_force(&hearts(), &faces, &leads, 4, 7);
+    assert!(quad_pairs > 0, "the six-card step was exercised");
 }
 
-/// The same for sandaha's order (two decks, so at most pairs; 8 and 6 neighbours; no step 2).
+/// The same for sandaha's order (two decks, so at most pairs; 8 and 6 neighbours; no tractor
+/// counted before pairs, no six-card step).
 #[test]
 fn sandaha_follow_check_matches_brute_force_priority_on_small_hands() {
     let faces = hand![
@@ -521,15 +253,89 @@ fn sandaha_follow_check_matches_brute_force_priority_on_small_hands() {
     let mut spades = plain.to_vec();
     spades.push(hand!["7S", "7S", "7C", "7C"]);
     spades.push(hand!["2C", "2C", "AS", "AS"]);
-    brute_force(&Order::new(SANDAHA, Some(Suit::S)), &faces, &spades, 2, 8);
+    assert_eq!(
+        brute_force(&Order::new(SANDAHA, Some(Suit::S)), &faces, &spades, 2, 8),
+        0
+    );
     let mut no_trump = plain.to_vec();
     no_trump.push(hand!["7S", "7S", "2C", "2C"]);
     no_trump.push(hand!["RJ", "RJ", "BJ", "BJ"]);
-    brute_force(&Order::new(SANDAHA, None), &faces, &no_trump, 2, 9);
+    assert_eq!(
+        brute_force(&Order::new(SANDAHA, None), &faces, &no_trump, 2, 9),
+        0
+    );
 }
 
-fn brute_force(o: &Order, faces: &[Card], leads: &[Vec<Card>], copies: usize, seed: u64) {
+/// The sizes of the groups of identical cards in `cards`, smallest first.
+fn groups_of(cards: &[Card]) -> Vec<usize> {
+    let mut faces = cards.to_vec();
+    faces.sort_by_key(|&x| (x.suit(), x.rank()));
+    faces.dedup();
+    let mut sizes: Vec<usize> = faces
+        .iter()
+        .map(|&f| cards.iter().filter(|&&x| x == f).count())
+        .collect();
+    sizes.sort_unstable();
+    sizes
+}
+
+/// The rule's reading of a set of one suit, written out: every way to take one tractor out of
+/// it (a group size, faces at consecutive positions, one at each, each holding that many), the
+/// cards left grouped face by face; the best by tractor cards, quads, triples, pairs.
+fn partition_score(o: &Order, set: &[Card]) -> Score {
+    let mut faces = set.to_vec();
+    faces.sort_by_key(|&x| (x.suit(), x.rank()));
+    faces.dedup();
+    let held = |f: Card| set.iter().filter(|&&x| x == f).count() as u8;
+    let grouped = |taken: &[(Card, u8)]| {
+        let mut s = Score::default();
+        for &f in &faces {
+            let used = taken.iter().find(|t| t.0 == f).map_or(0, |t| t.1);
+            for n in [used, held(f) - used] {
+                match n {
+                    4 => s.quads += 1,
+                    3 => s.triples += 1,
+                    2 => s.pairs += 1,
+                    _ => {}
+                }
+            }
+        }
+        s
+    };
+    let mut best = grouped(&[]);
+    if !o.ranks.tractors_first {
+        return best;
+    }
+    let multi: Vec<Card> = faces.iter().copied().filter(|&f| held(f) >= 2).collect();
+    for mask in 1u32..(1 << multi.len()) {
+        let chosen: Vec<Card> = (0..multi.len())
+            .filter(|i| mask & (1 << i) != 0)
+            .map(|i| multi[i])
+            .collect();
+        let mut pos: Vec<u8> = chosen.iter().map(|&f| o.pos(f)).collect();
+        pos.sort_unstable();
+        if chosen.len() < 2 || !pos.windows(2).all(|w| w[1] == w[0] + 1) {
+            continue;
+        }
+        for h in 2..=4u8 {
+            if chosen.iter().any(|&f| held(f) < h) {
+                continue;
+            }
+            let taken: Vec<(Card, u8)> = chosen.iter().map(|&f| (f, h)).collect();
+            let s = Score {
+                tractor: h * chosen.len() as u8,
+                ..grouped(&taken)
+            };
+            best = best.max(s);
+        }
+    }
+    best
+}
+
+/// Checks 300 random hands against `leads`; returns how many times the six-card step bound.
+fn brute_force(o: &Order, faces: &[Card], leads: &[Vec<Card>], copies: usize, seed: u64) -> usize {
     let mut rng = Rng(seed);
+    let mut quad_pairs = 0;
     for _ in 0..300 {
         let n = 8 + rng.below(5);
         let hand: Vec<Card> =
@@ -556,11 +362,26 @@ fn brute_force(o: &Order, faces: &[Card], leads: &[Vec<Card>], copies: usize, se
                     && p.iter().all(|&x| o.eff(x) == Some(suit))
             };
             let any_answer = all.iter().any(|p| is_answer(p));
+            let all_in_suit = |p: &[Card]| p.iter().all(|&x| o.eff(x) == Some(suit));
+            let mut scores = std::collections::HashMap::new();
+            let mut score_of = |p: &[Card]| {
+                let mut key = p.to_vec();
+                key.sort_by_key(|&x| o.key(x));
+                *scores
+                    .entry(key)
+                    .or_insert_with_key(|k| partition_score(o, k))
+            };
             let best = all
                 .iter()
-                .filter(|p| p.iter().all(|&x| o.eff(x) == Some(suit)))
-                .map(|p| follow::score(o, p))
+                .filter(|p| all_in_suit(p))
+                .map(|p| score_of(p))
                 .max();
+            // Step 2, the seed's six-card table: a quad with a pair before a shorter tractor.
+            let quad_pair = o.ranks.tractors_first
+                && lead.len() == 6
+                && best.is_some_and(|b| b.tractor < 6)
+                && all.iter().any(|p| all_in_suit(p) && groups_of(p) == [2, 4]);
+            quad_pairs += usize::from(quad_pair && in_suit.len() > lead.len() && !any_answer);
             for p in &all {
                 let expected = if in_suit.is_empty() {
                     true
@@ -568,8 +389,10 @@ fn brute_force(o: &Order, faces: &[Card], leads: &[Vec<Card>], copies: usize, se
                     p.iter().filter(|&&x| o.eff(x) == Some(suit)).count() == in_suit.len()
                 } else if any_answer {
                     is_answer(p)
+                } else if quad_pair {
+                    all_in_suit(p) && groups_of(p) == [2, 4]
                 } else {
-                    p.iter().all(|&x| o.eff(x) == Some(suit)) && Some(follow::score(o, p)) == best
+                    all_in_suit(p) && Some(score_of(p)) == best
                 };
                 assert_eq!(
                     is_legal_follow(o, &hand, lead, p).is_ok(),
@@ -587,4 +410,5 @@ fn brute_force(o: &Order, faces: &[Card], leads: &[Vec<Card>], copies: usize, se
             }
         }
     }
+    quad_pairs
 }

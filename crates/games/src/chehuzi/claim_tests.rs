@@ -1,0 +1,259 @@
+//! Claims on drawn cards: no 胡 on a card a forced 偎 or 提 put down (the drawer included), and
+//! equal claims on a stock card settled from the drawer (自摸) on in turn. The two fixed decks
+//! deal as a `deck` option does over HTTP (seat 0 deals hand 1: card i < 60 to seat i mod 3,
+//! card 60 to seat 0, the stock from card 61), so an HTTP test can send the same actions.
+
+use serde_json::json;
+
+use super::scoring::{Taken, WinCase, best_win};
+use super::*;
+use crate::engine::{Visibility, parse_options};
+
+const T0: Ctx = Ctx { now_ms: 1_000_000 };
+
+/// Seat 1 holds b1 b1 b1 b3 b3 b3 b4 b4 b4 s3 s4 s5 s4 s5 s6 s9 s9 b9 s8 s8, a win once s8 s8
+/// becomes a 偎 of s8; seat 0 discards b2, which nobody can take; seat 1 then draws s8 (card 61).
+const WEI_DECK: [&str; 82] = [
+    "b2", "b1", "s1", "s1", "b1", "s2", "s1", "b1", "s7", "s1", "b3", "s9", "s2", "b3", "s9", "s2",
+    "b3", "s10", "s2", "b4", "s10", "s3", "b4", "s10", "s3", "b4", "b1", "s3", "s3", "b2", "s4",
+    "s4", "b3", "s4", "s5", "b4", "s5", "s4", "b5", "s5", "s5", "b5", "s6", "s6", "b5", "s6", "s9",
+    "b6", "s6", "s9", "b6", "s7", "b9", "b6", "s7", "s8", "b7", "s7", "s8", "b7", "s8", "s8",
+    "s10", "b2", "b2", "b5", "b6", "b7", "b7", "b8", "b8", "b8", "b8", "b9", "b9", "b9", "b10",
+    "b10", "b10", "b10", "W", "W",
+];
+
+/// Seat 1 holds b1 b1 b1 b3 b3 b3 b4 b4 b4 s3 s4 s5 s4 s5 s9 s9 b9 s8 b8 b8 and seat 2
+/// b5 b5 b5 b6 b6 b6 b9 b9 b9 s7 s8 s9 s1 s2 s3 s4 s5 s10 s10 b10: both win with s6. Seat 0
+/// discards b2, which nobody can take; seat 1 then draws s6 (card 61).
+const ZIMO_DECK: [&str; 82] = [
+    "b2", "b1", "b5", "s1", "b1", "b5", "s1", "b1", "b5", "s1", "b3", "b6", "s2", "b3", "b6", "s2",
+    "b3", "b6", "s2", "b4", "b9", "s3", "b4", "b9", "s3", "b4", "b9", "s4", "s3", "s7", "s5", "s4",
+    "s8", "s6", "s5", "s9", "s7", "s4", "s1", "s7", "s5", "s2", "s7", "s9", "s3", "s8", "s9", "s4",
+    "s8", "b9", "s5", "s9", "s8", "s10", "s10", "b8", "s10", "s10", "b8", "b10", "b1", "s6", "s6",
+    "s6", "b2", "b2", "b2", "b3", "b4", "b5", "b6", "b7", "b7", "b7", "b7", "b8", "b8", "b10",
+    "b10", "b10", "W", "W",
+];
+
+fn dealt(deck: &[&str]) -> State {
+    let o = parse_options::<Chehuzi>(3, &json!({})).unwrap();
+    let deck: Vec<Card> = deck.iter().map(|c| Card::parse(c).unwrap()).collect();
+    let mut full = Chehuzi::deck(&o);
+    let mut sorted = deck.clone();
+    full.sort_by_key(|c| c.to_string());
+    sorted.sort_by_key(|c| c.to_string());
+    assert_eq!(sorted, full, "the deck holds each card of the game once");
+    let mut st = Chehuzi::new_match(o, 3);
+    Chehuzi::start_hand(
+        &mut st,
+        HandStart {
+            deck,
+            ctx: T0,
+            wallets: vec![0; 3],
+            scores: vec![0; 3],
+        },
+    );
+    st
+}
+
+fn act(st: &mut State, seat: SeatNo, a: Action) -> Outcome {
+    let dbg = format!("{a:?}");
+    Chehuzi::apply(st, seat, a, T0).unwrap_or_else(|e| panic!("seat {seat} {dbg}: {}", e.detail))
+}
+
+fn discard(card: &str) -> Action {
+    Action::Discard {
+        card: Card::parse(card).unwrap(),
+    }
+}
+
+fn faces(list: &[&str]) -> Vec<u8> {
+    list.iter()
+        .map(|c| face_of(Card::parse(c).unwrap()).unwrap())
+        .collect()
+}
+
+fn window(st: &State) -> &Window {
+    match &st.hand.as_ref().unwrap().phase {
+        Phase::Claim(w) => w,
+        Phase::Discard { .. } => panic!("no claim window"),
+    }
+}
+
+/// 不能胡任何人提或偎的牌: seat 1's drawn s8 goes down as a 偎 that would complete its win, yet
+/// no claim window opens, not even for seat 1: it discards.
+#[test]
+fn no_one_wins_on_a_forced_wei_and_the_drawer_discards() {
+    let mut st = dealt(&WEI_DECK);
+    assert_eq!(Chehuzi::to_act(&st), vec![0]);
+    let out = act(&mut st, 0, discard("b2"));
+    let h = st.hand.as_ref().unwrap();
+    assert_eq!(h.melds[1].len(), 1);
+    assert_eq!(
+        (h.melds[1][0].kind, h.melds[1][0].faces.clone()),
+        (Kind::Wei, faces(&["s8", "s8", "s8"]))
+    );
+    // Counted as a win on the placed card, the hand would win.
+    let table = h.table_of(1);
+    assert!(
+        best_win(&WinCase {
+            hand: &h.hands[1],
+            table: &table,
+            card: faces(&["s8"])[0],
+            taken: Taken::Placed,
+            xing: None,
+            kings: 2,
+        })
+        .is_some()
+    );
+    assert_eq!(Chehuzi::phase(&st), "discard");
+    assert_eq!(Chehuzi::to_act(&st), vec![1]);
+    let legal = Chehuzi::legal_actions(&st, 1);
+    assert!(
+        matches!(legal.as_slice(), [Legal::Discard { .. }]),
+        "{legal:?}"
+    );
+    // The 偎's card only to its drawer.
+    let wei: Vec<&Event> = out.events.iter().filter(|e| e.kind == "wei").collect();
+    assert_eq!(wei.len(), 2);
+    assert_eq!(wei[0].to, Visibility::Seats(vec![1]));
+    assert_eq!(wei[0].data, json!({"card": "s8"}));
+    assert_eq!(wei[1].to, Visibility::Seats(vec![0, 2]));
+    assert_eq!(wei[1].data, json!({}));
+    act(&mut st, 1, discard("s6"));
+}
+
+/// A second 跑/提 (重跑) needs no discard: after a drawn 提, the next seat draws at once, and
+/// no one may win on the 提's card, though it completes seat 1's hand.
+#[test]
+fn after_a_second_quad_drawn_as_a_ti_the_next_seat_draws() {
+    let o = parse_options::<Chehuzi>(3, &json!({})).unwrap();
+    let mut st = Chehuzi::new_match(o, 3);
+    st.hand_no = 1;
+    let mut seat1 = faces(&[
+        "s9", "s9", "s9", "b3", "b3", "b3", "s3", "s4", "s5", "s4", "s5", "s6", "b6", "b7", "b8",
+        "s2", "s2",
+    ]);
+    sort_hand(&mut seat1);
+    st.hand = Some(HandState {
+        started_ms: T0.now_ms,
+        dealer: 0,
+        hands: [faces(&["b10", "b9"]), seat1, faces(&["b3", "s1", "b7"])],
+        melds: [
+            Vec::new(),
+            vec![TableMeld {
+                kind: Kind::Ti,
+                faces: faces(&["b1", "b1", "b1", "b1"]),
+                hidden: false,
+            }],
+            Vec::new(),
+        ],
+        passed: Default::default(),
+        stock: faces(&["s9", "s10", "b6"]),
+        next: 0,
+        paos: [0, 1, 0],
+        blocked: [0; 3],
+        declined_peng: [0; 3],
+        phase: Phase::Discard { seat: 0 },
+    });
+    act(&mut st, 0, discard("b10"));
+    let h = st.hand.as_ref().unwrap();
+    assert_eq!(h.melds[1][1].kind, Kind::Ti);
+    assert_eq!(h.hands[1].len(), 14, "重跑: seat 1 did not discard");
+    // Counted as a win on the placed card, seat 1 would win (two 提, a 坎, three 句, a 将).
+    let table = h.table_of(1);
+    assert!(
+        best_win(&WinCase {
+            hand: &h.hands[1],
+            table: &table,
+            card: faces(&["s9"])[0],
+            taken: Taken::Placed,
+            xing: None,
+            kings: 2,
+        })
+        .is_some()
+    );
+    // Seat 2 drew s10 at once, shown: nobody took it, and seat 0 drew b6, now claimed on.
+    assert_eq!(h.passed[2], faces(&["s10"]));
+    assert_eq!(window(&st).owner, 0);
+}
+
+/// Equal claims on a stock card go to the drawer first (自摸): seat 2's 胡 on seat 1's s6 waits
+/// for seat 1, whose 胡 then wins the hand.
+#[test]
+fn the_drawers_zimo_beats_another_seats_hu_on_the_same_card() {
+    let mut st = dealt(&ZIMO_DECK);
+    act(&mut st, 0, discard("b2"));
+    let w = window(&st);
+    assert_eq!(
+        (w.owner, w.source, w.card),
+        (1, Source::Draw, faces(&["s6"])[0])
+    );
+    assert_eq!(w.hu, [false, true, true]);
+    assert_eq!(Chehuzi::to_act(&st), vec![1, 2]);
+    act(&mut st, 2, Action::Hu {});
+    assert_eq!(
+        Chehuzi::to_act(&st),
+        vec![1],
+        "seat 2's 胡 waits for the drawer"
+    );
+    let out = act(&mut st, 1, Action::Hu {});
+    let r = out.hand_end.expect("the hand ends");
+    let win = st.last.as_ref().unwrap();
+    assert_eq!(win.winner, Some(1));
+    let win = win.win.as_ref().unwrap();
+    assert!(win.self_drawn);
+    assert_eq!(win.mingtang, vec![Mingtang::HeiHu, Mingtang::ZiMo]);
+    assert_eq!(r.points[1], 2 * win.score);
+    assert_eq!(r.points.iter().sum::<i64>(), 0);
+}
+
+/// The drawer first, then the seats after it in turn: when the drawer passes, seat 2 (next
+/// after seat 1) wins.
+#[test]
+fn when_the_drawer_passes_the_next_seat_wins() {
+    let mut st = dealt(&ZIMO_DECK);
+    act(&mut st, 0, discard("b2"));
+    act(&mut st, 1, Action::Pass {});
+    let out = act(&mut st, 2, Action::Hu {});
+    out.hand_end.expect("the hand ends");
+    let last = st.last.as_ref().unwrap();
+    assert_eq!(last.winner, Some(2));
+    assert!(!last.win.as_ref().unwrap().self_drawn);
+}
+
+/// After the drawer, equal claims go in turn: the seat after the drawer before the one after
+/// it, whoever answers first.
+#[test]
+fn equal_hu_claims_after_the_drawer_go_in_turn() {
+    let o = parse_options::<Chehuzi>(3, &json!({})).unwrap();
+    let black = faces(&[
+        "b1", "b1", "b1", "b3", "b3", "b3", "b4", "b4", "b4", "s3", "s4", "s5", "s4", "s5", "s9",
+        "s9", "b9", "s8", "b8", "b8",
+    ]);
+    let mut st = Chehuzi::new_match(o, 3);
+    st.hand_no = 1;
+    st.hand = Some(HandState {
+        started_ms: T0.now_ms,
+        dealer: 2,
+        hands: [black.clone(), faces(&["b2", "b5", "b7"]), black],
+        melds: Default::default(),
+        passed: Default::default(),
+        stock: faces(&["s6", "s2", "s2"]),
+        next: 0,
+        paos: [0; 3],
+        blocked: [0; 3],
+        declined_peng: [0; 3],
+        phase: Phase::Discard { seat: 1 },
+    });
+    sort_hand(&mut st.hand.as_mut().unwrap().hands[0]);
+    sort_hand(&mut st.hand.as_mut().unwrap().hands[2]);
+    // Seat 1 discards b2 (nobody takes it); seat 2 draws s6, with which seats 2 and 0 win.
+    act(&mut st, 1, discard("b2"));
+    let w = window(&st);
+    assert_eq!(w.owner, 2);
+    assert_eq!(w.hu, [true, false, true]);
+    act(&mut st, 0, Action::Hu {});
+    assert!(st.hand.is_some(), "seat 0 waits for the drawer, seat 2");
+    act(&mut st, 2, Action::Pass {});
+    assert_eq!(st.last.as_ref().unwrap().winner, Some(0));
+}
