@@ -170,6 +170,14 @@ enum Phase {
     Claim(Window),
 }
 
+/// The open window of a W its drawer drew and may win with, if that is the wait.
+fn placed_window(state: &State) -> Option<&Window> {
+    match &state.hand.as_ref()?.phase {
+        Phase::Claim(w) if matches!(w.source, Source::Placed { .. }) => Some(w),
+        _ => None,
+    }
+}
+
 /// Where the card of a claim window comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 enum Source {
@@ -767,10 +775,11 @@ pub struct SeatView {
 /// The card of an open claim window.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct ClaimView {
-    /// `null` when the card went face down (a forced 偎 or 提 the drawer may win on).
+    /// The card (always shown: a card put down face down opens no window).
     pub card: Option<Card>,
     pub from: SeatNo,
-    /// `discard`, `draw`, or `placed` (the drawer's own 偎/提/W, only the drawer may 胡).
+    /// `discard`, `draw`, or `placed`: a W the viewer drew and may win with (shown to the
+    /// drawer only; the others see the drawer's discard turn).
     pub source: &'static str,
 }
 
@@ -894,8 +903,10 @@ impl Game for Chehuzi {
         match &state.hand {
             None if state.finished => "finished",
             None => "between_hands",
-            Some(h) => match h.phase {
+            Some(h) => match &h.phase {
+                // A drawn W's own window is the drawer's discard turn to everyone else.
                 Phase::Discard { .. } => "discard",
+                Phase::Claim(w) if matches!(w.source, Source::Placed { .. }) => "discard",
                 Phase::Claim(_) => "claim",
             },
         }
@@ -913,16 +924,21 @@ impl Game for Chehuzi {
 
     /// A claim window asks exactly the seats that can claim its card (a pair or a 坎 of it for
     /// 碰/跑, a 吃, a win): who is asked stays each seat's own (rulings § Claim windows).
+    /// A drawn W's window asks its drawer only, who must act either way (win or discard): not
+    /// hidden, and shown as the drawer's discard turn.
     fn to_act_hidden(state: &State) -> bool {
         matches!(state.hand.as_ref().map(|h| &h.phase), Some(Phase::Claim(_)))
+            && placed_window(state).is_none()
     }
 
     fn wait_secs(state: &State, turn_secs: u32) -> u32 {
         match &state.hand {
             Some(HandState {
-                phase: Phase::Claim(_),
+                phase: Phase::Claim(w),
                 ..
-            }) => turn_secs.min(state.opts.claim_timeout_secs as u32),
+            }) if !matches!(w.source, Source::Placed { .. }) => {
+                turn_secs.min(state.opts.claim_timeout_secs as u32)
+            }
             _ => turn_secs,
         }
     }
@@ -1005,6 +1021,22 @@ impl Game for Chehuzi {
         action: Action,
         _ctx: Ctx,
     ) -> Result<Outcome, RuleError> {
+        // The drawer of a W it could win with discards instead: it passes on the win and
+        // discards in one action, so the table sees one discard turn whether or not the W
+        // made a win (a window of its own would tell).
+        if let (Some(w), Action::Discard { .. }) = (placed_window(state), &action)
+            && w.owner == seat
+        {
+            let mut w = w.clone();
+            w.answers[seat] = Some(Answer::Pass);
+            let mut next = state.clone();
+            let mut out = Outcome::default();
+            next.advance(Next::Window(w), &mut out);
+            let discarded = Self::apply(&mut next, seat, action, _ctx)?;
+            out.merge(discarded);
+            *state = next;
+            return Ok(out);
+        }
         let opts = state.opts.clone();
         let Some(h) = state.hand.as_mut() else {
             return Err(RuleError::not_your_turn("no hand is being played"));
@@ -1197,23 +1229,25 @@ impl Game for Chehuzi {
             .collect();
         match &h.phase {
             Phase::Discard { seat } => v.turn = Some(*seat),
+            // A drawn W that could win: the drawer's discard turn, its 胡 the drawer's own.
+            Phase::Claim(w) if matches!(w.source, Source::Placed { .. }) => {
+                v.turn = Some(w.owner);
+                if viewer == Some(w.owner) {
+                    v.claim = Some(ClaimView {
+                        card: Some(card_of(w.card)),
+                        from: w.owner,
+                        source: "placed",
+                    });
+                }
+            }
             Phase::Claim(w) => {
-                let (shown, source) = match w.source {
-                    Source::Discard => (true, "discard"),
-                    Source::Draw => (true, "draw"),
-                    // A drawn W was shown; a 偎/提 card only if its meld is face up.
-                    Source::Placed { .. } => (
-                        w.card == W
-                            || h.melds[w.owner].iter().any(|m| {
-                                matches!(m.kind, Kind::Ti | Kind::Wei | Kind::ChouWei)
-                                    && m.faces[0] == w.card
-                                    && !m.hidden
-                            }),
-                        "placed",
-                    ),
+                let source = if w.source == Source::Discard {
+                    "discard"
+                } else {
+                    "draw"
                 };
                 v.claim = Some(ClaimView {
-                    card: (shown || viewer == Some(w.owner)).then(|| card_of(w.card)),
+                    card: Some(card_of(w.card)),
                     from: w.owner,
                     source,
                 });
@@ -1233,6 +1267,21 @@ impl Game for Chehuzi {
             Phase::Discard { .. } => vec![Legal::Discard {
                 cards: cards_of(&h.discardable(seat)),
             }],
+            // The drawer's discard stands for passing on the win (or, with nothing it may
+            // discard, a pass: the next seat draws).
+            Phase::Claim(w) if matches!(w.source, Source::Placed { .. }) => {
+                let cards = h.discardable(seat);
+                vec![
+                    Legal::Hu {},
+                    if cards.is_empty() {
+                        Legal::Pass {}
+                    } else {
+                        Legal::Discard {
+                            cards: cards_of(&cards),
+                        }
+                    },
+                ]
+            }
             Phase::Claim(w) => {
                 let mut out = Vec::new();
                 if w.hu[seat] {
