@@ -19,6 +19,7 @@ mod operators;
 mod play;
 mod players;
 mod probe;
+mod rulings;
 mod sandaha;
 mod shengji;
 mod tournaments;
