@@ -65,8 +65,8 @@ async fn a_shengji_follow_that_breaks_the_six_card_table_is_refused_with_the_rul
             &QUAD_PAIR_DECK,
         )
         .await;
-    for seat in 0..4 {
-        act_ok(&app, &id, &p[seat], json!({"type": "pass"})).await;
+    for player in &p {
+        act_ok(&app, &id, player, json!({"type": "pass"})).await;
     }
     act_ok(
         &app,
@@ -134,8 +134,8 @@ async fn a_sandaha_bid_of_65_makes_a_banker_with_base_5_and_a_redeal_stays_in_th
     let (id, p) = app
         .admin_table_of_four("rdl", "sandaha", options, &deck)
         .await;
-    for seat in 0..4 {
-        act_ok(&app, &id, &p[seat], json!({"type": "pass"})).await;
+    for player in &p {
+        act_ok(&app, &id, player, json!({"type": "pass"})).await;
     }
     let v = app.view(&id, &p[0]).await;
     assert_eq!(v["status"], "playing", "{v}");
