@@ -39,6 +39,19 @@ pub struct Record<'a> {
     pub detail: &'a Value,
 }
 
+impl<'a> Record<'a> {
+    /// A change `actor` made to tournament `id`.
+    pub fn tournament(actor: Uuid, action: Action, id: Uuid, detail: &'a Value) -> Record<'a> {
+        Record {
+            actor,
+            action,
+            target_user: None,
+            tournament_id: Some(id),
+            detail,
+        }
+    }
+}
+
 /// Records `r` in the transaction `conn` makes the change in.
 pub async fn record(conn: &mut PgConnection, r: Record<'_>) -> ApiResult<()> {
     sqlx::query(

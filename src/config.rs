@@ -170,7 +170,18 @@ impl Config {
             },
             bot_coins: num("PAIJU_BOT_COINS", 2000)?.min(1_000_000_000) as i64,
             metrics_bind: var("PAIJU_METRICS_BIND"),
-            metrics_token: var("PAIJU_METRICS_TOKEN"),
+            metrics_token: var("PAIJU_METRICS_TOKEN")
+                .map(|t| {
+                    if t.len() >= 16 {
+                        Ok(t)
+                    } else {
+                        Err(anyhow::anyhow!(
+                            "PAIJU_METRICS_TOKEN must be at least 16 characters (it opens \
+                             /metrics from anywhere)"
+                        ))
+                    }
+                })
+                .transpose()?,
         })
     }
 }

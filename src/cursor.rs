@@ -49,11 +49,7 @@ pub struct ListQuery {
 
 /// One page of `rows` fetched with `limit + 1`: the rows to show and the `next_before` cursor
 /// (the last shown row's position, `at`) when more follow.
-pub fn page<T>(
-    mut rows: Vec<T>,
-    limit: i64,
-    at: impl Fn(&T) -> String,
-) -> (Vec<T>, Option<String>) {
+pub fn page<T, C>(mut rows: Vec<T>, limit: i64, at: impl Fn(&T) -> C) -> (Vec<T>, Option<C>) {
     let has_more = rows.len() as i64 > limit;
     rows.truncate(limit as usize);
     let next = if has_more { rows.last().map(at) } else { None };

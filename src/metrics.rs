@@ -518,6 +518,8 @@ pub async fn scrape(
             tracing::warn!(error = %e, "metrics: the database did not answer");
             m.database_up.set(0);
             m.matches.reset();
+            m.tournaments.reset();
+            m.seated_bots.set(0);
             m.sweeper_lag.set(0.0);
         }
     }
@@ -532,11 +534,22 @@ pub struct MetricsAccess {
     /// This listener is the API's, and `/metrics` has one of its own (`PAIJU_METRICS_BIND`):
     /// not served here.
     pub elsewhere: bool,
-    /// This listener is the API's and `/metrics` has none of its own: only loopback clients
-    /// that no proxy forwarded may read it (or a holder of the token).
-    pub loopback_only: bool,
+    /// Who may read it without the token.
+    pub without_token: Readers,
     /// `PAIJU_METRICS_TOKEN`: `Authorization: Bearer <token>` opens it from anywhere.
     pub token: Option<String>,
+}
+
+/// Who may read `/metrics` without the token.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Readers {
+    /// Anyone who reaches the listener (`/metrics`' own, with no token set).
+    Anyone,
+    /// Clients on this host whose request no proxy forwarded (the API's port, listening on
+    /// loopback).
+    ThisHost,
+    /// Nobody (the API's port, listening beyond loopback).
+    Nobody,
 }
 
 impl MetricsAccess {
@@ -561,13 +574,16 @@ impl MetricsAccess {
         let forwarded = ["x-forwarded-for", "forwarded", "x-real-ip"]
             .iter()
             .any(|h| req.headers().contains_key(*h));
-        let loopback = req.peer_addr().is_some_and(|a| a.ip().is_loopback()) && !forwarded;
-        match (self.loopback_only, self.token.is_some()) {
-            (true, _) if loopback => Ok(()),
-            (false, false) => Ok(()),
+        let this_host = req
+            .peer_addr()
+            .is_some_and(|a| a.ip().to_canonical().is_loopback())
+            && !forwarded;
+        match self.without_token {
+            Readers::Anyone if self.token.is_none() => Ok(()),
+            Readers::ThisHost if this_host => Ok(()),
             _ => Err(ApiError::Forbidden(
-                "/metrics is for the operator: from this host, or with PAIJU_METRICS_TOKEN as \
-                 a bearer token"
+                "/metrics is for the operator: from this host, on its own address \
+                 (PAIJU_METRICS_BIND), or with PAIJU_METRICS_TOKEN as a bearer token"
                     .into(),
             )),
         }

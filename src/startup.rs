@@ -19,7 +19,7 @@ use crate::matches::notify::Hub;
 use crate::matches::runtime::Runtime;
 use crate::matches::stream::Streams;
 use crate::matches::sweeper;
-use crate::metrics::{self, Metrics, MetricsAccess, RateLimiter};
+use crate::metrics::{self, Metrics, MetricsAccess, RateLimiter, Readers};
 use crate::{db, pglocal, routes};
 
 pub struct Application {
@@ -142,9 +142,23 @@ impl Application {
         let bot_data = web::Data::new(BotSettings {
             coins: config.bot_coins,
         });
+        // Without a listener of its own, the API's port serves `/metrics` to this host's
+        // clients only while the API itself listens on loopback: publishing the API (on
+        // 0.0.0.0, say) takes the figures off it, save for the token's holder.
+        let api_on_loopback = listener.local_addr()?.ip().to_canonical().is_loopback();
+        if config.metrics_bind.is_none() && !api_on_loopback && config.metrics_token.is_none() {
+            tracing::warn!(
+                "the API listens beyond loopback: /metrics is refused on its port; set \
+                 PAIJU_METRICS_BIND (its own address) or PAIJU_METRICS_TOKEN to scrape it"
+            );
+        }
         let metrics_access = web::Data::new(MetricsAccess {
             elsewhere: config.metrics_bind.is_some(),
-            loopback_only: true,
+            without_token: if api_on_loopback {
+                Readers::ThisHost
+            } else {
+                Readers::Nobody
+            },
             token: config.metrics_token.clone(),
         });
         let metrics_server = match &config.metrics_bind {
@@ -152,7 +166,7 @@ impl Application {
                 bind,
                 MetricsAccess {
                     elsewhere: false,
-                    loopback_only: false,
+                    without_token: Readers::Anyone,
                     token: config.metrics_token.clone(),
                 },
                 (

@@ -24,6 +24,7 @@
 //! move for PostgreSQL (docs/performance.md § A hand's end on the fast path).
 
 use std::sync::{Arc, Mutex, PoisonError};
+use tracing::Instrument;
 
 use tokio::sync::oneshot;
 
@@ -51,6 +52,8 @@ struct Waiting {
     table: Table,
     keyed: Option<Keyed>,
     reply: Reply,
+    /// The request's span: what the lane logs of this move carries its request id.
+    span: tracing::Span,
 }
 
 #[derive(Default)]
@@ -118,6 +121,7 @@ impl Committer {
                 table,
                 keyed,
                 reply,
+                span: tracing::Span::current(),
             });
             let free = q.busy_lanes < self.inner.lanes;
             q.busy_lanes += usize::from(free);
@@ -188,18 +192,20 @@ impl Inner {
                 table,
                 keyed,
                 reply: Reply::End(reply),
+                span,
             }) = batch.pop()
             else {
                 return;
             };
-            let _ = reply.send(self.end(table, keyed.as_ref()).await);
+            let ended = self.end(table, keyed.as_ref()).instrument(span).await;
+            let _ = reply.send(ended);
             return;
         }
         if batch.len() > 1 {
             match self.save_together(&batch).await {
                 Ok(hits) => {
                     for (mut w, hit) in batch.into_iter().zip(hits) {
-                        w.table.saved(hit);
+                        w.span.in_scope(|| w.table.saved(hit));
                         if let Reply::Save(reply) = w.reply {
                             let _ = reply.send(Ok((w.table, hit)));
                         }
@@ -213,7 +219,10 @@ impl Inner {
             }
         }
         for w in batch {
-            let saved = self.save_alone(w.table, w.keyed.as_ref()).await;
+            let saved = self
+                .save_alone(w.table, w.keyed.as_ref())
+                .instrument(w.span)
+                .await;
             if let Reply::Save(reply) = w.reply {
                 let _ = reply.send(saved);
             }

@@ -151,15 +151,9 @@ pub async fn audit(
             "before must be an entry id (at least 1), got {b}"
         )));
     }
-    let mut entries = crate::audit::list(&mut conn, limit + 1, q.before).await?;
-    let has_more = entries.len() as i64 > limit;
-    entries.truncate(limit as usize);
-    let next_before = if has_more {
-        entries.last().map(|e| e.id)
-    } else {
-        None
-    };
+    let entries = crate::audit::list(&mut conn, limit + 1, q.before).await?;
+    let (entries, next_before) = crate::cursor::page(entries, limit, |e| e.id);
     Ok(HttpResponse::Ok().json(json!({
-        "entries": entries, "has_more": has_more, "next_before": next_before,
+        "entries": entries, "has_more": next_before.is_some(), "next_before": next_before,
     })))
 }

@@ -35,16 +35,10 @@ pub async fn ledger(
         )));
     }
     let mut conn = pool.acquire().await?;
-    let mut entries = crate::ledger::entries(&mut conn, user.id, limit + 1, q.before).await?;
-    let has_more = entries.len() as i64 > limit;
-    entries.truncate(limit as usize);
-    let next_before = if has_more {
-        entries.last().map(|e| e.id)
-    } else {
-        None
-    };
+    let entries = crate::ledger::entries(&mut conn, user.id, limit + 1, q.before).await?;
+    let (entries, next_before) = crate::cursor::page(entries, limit, |e| e.id);
     Ok(HttpResponse::Ok().json(json!({
-        "entries": entries, "has_more": has_more, "next_before": next_before,
+        "entries": entries, "has_more": next_before.is_some(), "next_before": next_before,
     })))
 }
 

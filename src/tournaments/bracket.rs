@@ -62,25 +62,38 @@ impl Format {
     /// (a pair: seat `s`, then `s + 2`). One player: the highest score among the players who
     /// did not escape, ties going to the earlier registration. A pair: the pair with the
     /// higher score (partners score alike; their sum is compared), ties going to the pair whose
-    /// earlier member registered first; a pair with an escaper does not advance while the
-    /// other has none. If every unit escaped, the best of them still fills the bracket slot so
-    /// that the tournament ends. `None` for an empty table.
+    /// earlier member registered first; the pair with fewer escapers goes before the other.
+    /// If every unit escaped, the best of them still fills the bracket slot so that the
+    /// tournament ends (an escaper in it is eliminated all the same, and [`prize_winners`]
+    /// pays it nothing). `None` for an empty table.
     pub fn advancers(&self, table: &[Contender]) -> Option<Vec<usize>> {
         let units: Vec<Vec<usize>> = if self.advance == 2 && table.len() == 4 {
             vec![vec![0, 2], vec![1, 3]]
         } else {
             (0..table.len()).map(|i| vec![i]).collect()
         };
-        let escaped = |u: &Vec<usize>| u.iter().any(|&i| table[i].escaped);
-        let stayed = units.iter().any(|u| !escaped(u));
+        let escaped = |u: &Vec<usize>| u.iter().filter(|&&i| table[i].escaped).count();
+        let fewest = units.iter().map(escaped).min()?;
         units
             .into_iter()
-            .filter(|u| !(stayed && escaped(u)))
+            .filter(|u| escaped(u) == fewest)
             .max_by_key(|u| {
                 let score: i64 = u.iter().map(|&i| table[i].score).sum();
                 let first = u.iter().map(|&i| table[i].reg_no).min().unwrap_or(i32::MAX);
                 (score, std::cmp::Reverse(first))
             })
+    }
+}
+
+/// Who of the final's winners shares the prize: those who did not escape (an escaper is
+/// eliminated at once, even when its pair filled the bracket slot), or, when every one of
+/// them escaped, all of them (the pool is paid out either way).
+pub fn prize_winners<T: Copy>(winners: &[(T, bool)]) -> Vec<T> {
+    let stayed: Vec<T> = winners.iter().filter(|w| !w.1).map(|w| w.0).collect();
+    if stayed.is_empty() {
+        winners.iter().map(|w| w.0).collect()
+    } else {
+        stayed
     }
 }
 
@@ -238,6 +251,35 @@ mod tests {
             c(-9, 8, false),
         ];
         assert_eq!(PAIRS.advancers(&t), Some(vec![1, 3]));
+    }
+
+    #[test]
+    fn with_an_escaper_in_each_pair_the_pair_advances_and_only_its_stayer_is_paid() {
+        let t = [
+            c(9, 5, true),
+            c(-9, 6, false),
+            c(9, 7, false),
+            c(-9, 8, true),
+        ];
+        assert_eq!(
+            PAIRS.advancers(&t),
+            Some(vec![0, 2]),
+            "level on escapes: the score"
+        );
+        let t = [
+            c(9, 5, true),
+            c(-9, 6, false),
+            c(9, 7, true),
+            c(-9, 8, true),
+        ];
+        assert_eq!(
+            PAIRS.advancers(&t),
+            Some(vec![1, 3]),
+            "fewer escapers first"
+        );
+        assert_eq!(prize_winners(&[("a", true), ("b", false)]), ["b"]);
+        assert_eq!(prize_winners(&[("a", true), ("b", true)]), ["a", "b"]);
+        assert_eq!(prize_winners(&[("a", false), ("b", false)]), ["a", "b"]);
     }
 
     #[test]

@@ -519,19 +519,19 @@ pub async fn edit(
     .bind(&settings.options)
     .execute(&mut *tx)
     .await?;
+    let change = json!({
+        "name": settings.name, "entry_fee": settings.entry_fee,
+        "starts_at": settings.starts_at, "hands_per_round": settings.hands_per_round,
+        "options": settings.options,
+    });
     crate::audit::record(
         &mut tx,
-        crate::audit::Record {
-            actor: user.id,
-            action: crate::audit::Action::TournamentEdit,
-            target_user: None,
-            tournament_id: Some(id),
-            detail: &json!({
-                "name": settings.name, "entry_fee": settings.entry_fee,
-                "starts_at": settings.starts_at, "hands_per_round": settings.hands_per_round,
-                "options": settings.options,
-            }),
-        },
+        crate::audit::Record::tournament(
+            user.id,
+            crate::audit::Action::TournamentEdit,
+            id,
+            &change,
+        ),
     )
     .await?;
     let body = detail(&mut tx, id).await?;
@@ -591,15 +591,15 @@ pub async fn cancel(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value
     .bind(id)
     .execute(&mut *tx)
     .await?;
+    let change = json!({ "was": t.status, "refunded": t.status == "running" });
     crate::audit::record(
         &mut tx,
-        crate::audit::Record {
-            actor: user.id,
-            action: crate::audit::Action::TournamentCancel,
-            target_user: None,
-            tournament_id: Some(id),
-            detail: &json!({ "was": t.status, "refunded": t.status == "running" }),
-        },
+        crate::audit::Record::tournament(
+            user.id,
+            crate::audit::Action::TournamentCancel,
+            id,
+            &change,
+        ),
     )
     .await?;
     let body = detail(&mut tx, id).await?;
@@ -875,7 +875,8 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
 }
 
 /// The final is over: its winners (one player, or a pair) share the pool equally, the earlier
-/// registrant taking a coin that does not divide.
+/// registrant taking a coin that does not divide; an escaper among them takes no share
+/// ([`bracket::prize_winners`]).
 async fn finish(
     conn: &mut PgConnection,
     t: &TournamentRow,
@@ -889,6 +890,9 @@ async fn finish(
             .map_or(i32::MAX, |p| p.reg_no)
     };
     winners.sort_by_key(reg_no);
+    let escaped = |u: &Uuid| players.iter().any(|p| p.user_id == *u && p.escaped);
+    let winners =
+        bracket::prize_winners(&winners.iter().map(|u| (*u, escaped(u))).collect::<Vec<_>>());
     if t.prize_pool > 0 {
         let meta = TxMeta {
             reason: Reason::TournamentPrize,

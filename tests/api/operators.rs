@@ -57,7 +57,7 @@ async fn the_request_id_round_trips() {
 /// `PAIJU_LOG_FORMAT=json`: every log line is a JSON object, and each request gets one line
 /// with its method, route template, status, duration, the caller's user id, the refusal's
 /// code, and the request id; a move is logged with its match and hand, under the request id
-/// of the request that made it.
+/// of the request that made it (also when a group commit's lane writes it).
 #[tokio::test]
 async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
     let url = fresh_database().await;
@@ -75,38 +75,33 @@ async fn json_logs_carry_one_line_per_request_with_its_id_user_and_code() {
             .header("X-Request-Id", id)
             .send()
     };
-    // A table of bots, and the player's first move (sent with a request id).
-    let (s, v) = app
-        .post(
-            "/v1/matches",
-            &p.token,
-            json!({"game": "dazha", "bots": 3, "options": {"turn_timeout_secs": 600}}),
-        )
+    // A table of four players (no bots: its moves take the fast path, committed in a lane of
+    // the group commit), and the first move, sent with a request id once the table is cached.
+    let (match_id, seated) = app
+        .table_of_four("lg", 0, "dazha", json!({"turn_timeout_secs": 600}))
         .await;
-    assert_eq!(s, StatusCode::CREATED, "{v}");
-    let match_id = v["id"].as_str().unwrap().to_string();
     let mut moved = false;
-    for _ in 0..50 {
+    for p in &seated {
         let (s, hint) = app
             .get(&format!("/v1/matches/{match_id}/hint"), &p.token)
             .await;
-        if s == StatusCode::OK {
-            let version = app.view(&match_id, &p).await["version"].clone();
-            let res = app
-                .client
-                .post(format!("{address}/v1/matches/{match_id}/actions"))
-                .bearer_auth(&p.token)
-                .header("X-Request-Id", "json-move-1")
-                .json(&json!({"version": version, "action": hint["action"]}))
-                .send()
-                .await
-                .unwrap();
-            moved = res.status() == StatusCode::OK;
-            break;
+        if s != StatusCode::OK {
+            continue;
         }
-        tokio::time::sleep(Duration::from_millis(100)).await;
+        let version = app.view(&match_id, p).await["version"].clone();
+        let res = app
+            .client
+            .post(format!("{address}/v1/matches/{match_id}/actions"))
+            .bearer_auth(&p.token)
+            .header("X-Request-Id", "json-move-1")
+            .json(&json!({"version": version, "action": hint["action"]}))
+            .send()
+            .await
+            .unwrap();
+        moved = res.status() == StatusCode::OK;
+        break;
     }
-    assert!(moved, "the player moved");
+    assert!(moved, "a player moved");
     let ok = send("/v1/me".into(), "json-ok-1").await.unwrap();
     assert_eq!(ok.status(), StatusCode::OK);
     let missing = format!("/v1/matches/{}", uuid::Uuid::new_v4());
@@ -170,7 +165,7 @@ async fn scrape(app: &TestApp, base: &str, headers: &[(&str, &str)]) -> StatusCo
 /// port does not serve it.
 #[tokio::test]
 async fn metrics_stay_off_the_public_api() {
-    let app = spawn_app_with(|c| c.metrics_token = Some("scrape-secret".into())).await;
+    let app = spawn_app_with(|c| c.metrics_token = Some("scrape-secret-0123".into())).await;
     let base = app.address.clone();
     assert_eq!(
         scrape(&app, &base, &[]).await,
@@ -185,14 +180,23 @@ async fn metrics_stay_off_the_public_api() {
     );
     let with_token = [
         ("X-Forwarded-For", "203.0.113.7"),
-        ("Authorization", "Bearer scrape-secret"),
+        ("Authorization", "Bearer scrape-secret-0123"),
     ];
     assert_eq!(scrape(&app, &base, &with_token).await, StatusCode::OK);
     let wrong = [
         ("X-Forwarded-For", "203.0.113.7"),
-        ("Authorization", "Bearer scrape-secreT"),
+        ("Authorization", "Bearer scrape-secret-012X"),
     ];
     assert_eq!(scrape(&app, &base, &wrong).await, StatusCode::FORBIDDEN);
+
+    // An API published beyond loopback does not serve the figures on its port, even to this
+    // host, without the token.
+    let app = spawn_app_with(|c| c.bind = "0.0.0.0:0".into()).await;
+    assert_eq!(
+        scrape(&app, &app.address, &[]).await,
+        StatusCode::FORBIDDEN,
+        "the API listens on 0.0.0.0"
+    );
 
     let app = spawn_app_with(|c| c.metrics_bind = Some("127.0.0.1:0".into())).await;
     let own = app.metrics_address.clone().expect("a metrics listener");
@@ -370,29 +374,36 @@ async fn metrics_count_streams_long_polls_tournaments_ledger_bots_tables_and_mov
     assert_eq!(stream.status(), StatusCode::OK);
     let version = app.view(&id, &p).await["version"].as_i64().unwrap();
     // Other seats wait for a version that will not come soon: two long-polls waiting.
-    let waiting = (0..2).map(|_| {
-        app.client
-            .get(format!(
-                "{}/v1/matches/{id}?wait_version={}&timeout=3",
-                app.address,
-                version + 100
-            ))
-            .bearer_auth(&org.token)
-            .send()
-    });
-    let waiting = futures_util::future::join_all(waiting);
-    let scrape = async {
-        tokio::time::sleep(Duration::from_millis(500)).await;
-        app.client
+    let url = format!(
+        "{}/v1/matches/{id}?wait_version={}&timeout=10",
+        app.address,
+        version + 100
+    );
+    let polls: Vec<_> = (0..2)
+        .map(|_| {
+            let req = app.client.get(&url).bearer_auth(&org.token);
+            tokio::spawn(req.send())
+        })
+        .collect();
+    let until = tokio::time::Instant::now() + Duration::from_secs(8);
+    let text = loop {
+        let text = app
+            .client
             .get(format!("{}/metrics", app.address))
             .send()
             .await
             .unwrap()
             .text()
             .await
-            .unwrap()
+            .unwrap();
+        if sample(&text, "paiju_long_polls") >= 2.0 || tokio::time::Instant::now() > until {
+            break text;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     };
-    let (_, text) = tokio::join!(waiting, scrape);
+    for p in polls {
+        p.abort();
+    }
     assert_eq!(sample(&text, "paiju_open_streams"), 1.0);
     assert_eq!(sample(&text, "paiju_long_polls"), 2.0);
     assert_eq!(

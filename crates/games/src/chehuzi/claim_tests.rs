@@ -305,6 +305,8 @@ fn a_drawn_w_that_could_win_looks_like_a_discard_turn_to_the_others() {
                 let legal = Chehuzi::legal_actions(&st, drawer);
                 assert_eq!(legal[0], Legal::Hu {});
                 if let Legal::Discard { cards } = &legal[1] {
+                    let refused = Chehuzi::apply(&mut st.clone(), drawer, Action::Pass {}, T0);
+                    assert!(refused.is_err(), "no pass while the drawer may discard");
                     let before = st.hand.as_ref().unwrap().stock.len();
                     let out =
                         Chehuzi::apply(&mut st, drawer, Action::Discard { card: cards[0] }, T0)

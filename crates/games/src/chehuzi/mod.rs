@@ -1024,6 +1024,18 @@ impl Game for Chehuzi {
         // The drawer of a W it could win with discards instead: it passes on the win and
         // discards in one action, so the table sees one discard turn whether or not the W
         // made a win (a window of its own would tell).
+        if let (Some(w), Action::Pass {}) = (placed_window(state), &action)
+            && w.owner == seat
+            && state
+                .hand
+                .as_ref()
+                .is_some_and(|h| !h.discardable(seat).is_empty())
+        {
+            // A pass, then a discard, would show the table a step a plain turn does not have.
+            return Err(RuleError::illegal(
+                "win with the 王霸 or discard a card (the discard passes on the win)",
+            ));
+        }
         if let (Some(w), Action::Discard { .. }) = (placed_window(state), &action)
             && w.owner == seat
         {

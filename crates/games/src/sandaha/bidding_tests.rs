@@ -23,8 +23,8 @@ const DECK: [&str; 92] = [
 
 /// Seat 0's cards after all four passed on `DECK`'s deal (the second deal of hand 1).
 const REDEALT_SEAT_0: [&str; 21] = [
-    "RJ", "7S", "7H", "JS", "9S", "6S", "5S", "AH", "10H", "8H", "6H", "AD", "QD", "10D", "10D",
-    "8D", "8D", "AC", "KC", "QC", "6C",
+    "7S", "7H", "7D", "7C", "2S", "2D", "2C", "5S", "AH", "QH", "JH", "6H", "6H", "5H", "QD", "JD",
+    "5D", "JC", "10C", "6C", "5C",
 ];
 
 #[test]
@@ -291,4 +291,27 @@ fn a_state_stored_with_a_redeal_result_still_loads() {
     let loaded: State = serde_json::from_value(stored).unwrap();
     assert_eq!(loaded.last_result, None);
     assert_eq!(loaded.hand, st.hand);
+}
+
+/// A redeal is not worked out from what the seats hold: two decks that deal every seat the same
+/// cards and the same bottom, in another order within one seat's cards, deal again differently
+/// (three seats together cannot predict the fourth's new hand from their own).
+#[test]
+fn a_redeal_follows_from_the_deal_order_not_from_the_hands() {
+    let deck = cards(&DECK);
+    let mut swapped = deck.clone();
+    // Cards 0 and 4 both go to seat 0.
+    swapped.swap(0, 4);
+    assert_ne!(deck[0], deck[4], "the swap changes the order");
+    let (mut a, mut b) = (new_hand(limited(), deck).0, new_hand(limited(), swapped).0);
+    assert_eq!(
+        a.hand.as_ref().unwrap().hands,
+        b.hand.as_ref().unwrap().hands,
+        "the same sorted hands"
+    );
+    for s in 0..4 {
+        act(&mut a, s, Action::Pass {});
+        act(&mut b, s, Action::Pass {});
+    }
+    assert_ne!(a.hand.unwrap().hands, b.hand.unwrap().hands);
 }

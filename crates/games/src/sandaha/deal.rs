@@ -45,29 +45,36 @@ pub(super) fn redeal(h: &mut HandState, out: &mut Outcome) {
             reason: "all four passed: the cards are dealt again",
         }),
     ));
-    let deck = redeal_deck(&h.hands, &h.bottom, h.deal);
+    let deck = redeal_deck(&h.dealt_digest, h.deal);
+    h.dealt_digest = digest(&deck);
     (h.hands, h.bottom) = deal(&deck, out);
     h.bids.clear();
     h.phase = Phase::Bidding(Bidding::new(h.first_bidder));
 }
 
-/// The deck of deal number `deal` of a hand, after all four passed on the deal of `hands` and
-/// `bottom`. The engine draws no randomness: the same 92 cards, in the game's fixed order, go
-/// through the platform's shuffle (`shuffle::shuffle`) seeded with the SHA-256 of the deal that
-/// was passed (every hand, sorted, and the bottom) and the deal's number. That deal followed
-/// from the hand's committed seed, so the new one does too, and the hand's replay gives it again;
-/// no seat can work it out, as no seat saw the other hands or the bottom it comes from.
-fn redeal_deck(hands: &[Vec<Card>; SEATS], bottom: &[Card], deal: u32) -> Vec<Card> {
+/// The SHA-256 of `deck` in its dealing order: what a redeal's shuffle is seeded with.
+pub(super) fn digest(deck: &[Card]) -> [u8; 32] {
+    let mut h = Sha256::new();
+    h.update(b"paiju sandaha dealt");
+    for c in deck {
+        h.update(c.to_string().as_bytes());
+        h.update(b",");
+    }
+    h.finalize().into()
+}
+
+/// The deck of deal number `deal` of a hand whose last deal had the digest `dealt`
+/// ([`digest`]). The engine draws no randomness: the same 92 cards, in the game's fixed order,
+/// go through the platform's shuffle (`shuffle::shuffle`) seeded with the SHA-256 of that
+/// digest and the deal's number. The passed deal followed from the hand's committed seed, so
+/// the new one does too, and the hand's replay gives it again. No seat can work it out: the
+/// digest is of the deck card by card in dealing order, which the sorted hands do not tell
+/// (three seats together still miss the order of every hand and of the bottom).
+fn redeal_deck(dealt: &[u8; 32], deal: u32) -> Vec<Card> {
     let mut h = Sha256::new();
     h.update(b"paiju sandaha redeal");
     h.update(deal.to_be_bytes());
-    for cards in hands.iter().map(Vec::as_slice).chain([bottom]) {
-        for c in cards {
-            h.update(c.to_string().as_bytes());
-            h.update(b",");
-        }
-        h.update(b";");
-    }
+    h.update(dealt);
     let seed: Seed = h.finalize().into();
     let mut deck = Sandaha::deck(&Options::default());
     shuffle(&mut deck, &seed);

@@ -133,6 +133,11 @@ struct HandState {
     bottom: Vec<Card>,
     bids: Vec<Call>,
     phase: Phase,
+    /// A digest of the deck as dealt (card by card, in dealing order), which no seat can work
+    /// out from what it holds: a redeal's shuffle is seeded with it (`deal::redeal_deck`), so
+    /// three seats together cannot predict the fourth's new hand. Never in a view.
+    #[serde(default)]
+    dealt_digest: [u8; 32],
 }
 
 fn first_deal() -> u32 {
@@ -508,6 +513,7 @@ impl Game for Sandaha {
         let mut out = Outcome::default();
         state.hand_no += 1;
         let (hands, bottom) = deal::deal(&start.deck, &mut out);
+        let dealt_digest = deal::digest(&start.deck);
         let first = state.next_first;
         out.events.push(Event::public(
             "hand_started",
@@ -526,6 +532,7 @@ impl Game for Sandaha {
             bottom,
             bids: Vec::new(),
             phase: Phase::Bidding(Bidding::new(first)),
+            dealt_digest,
         });
         out
     }

@@ -45,6 +45,7 @@ pub(super) fn at_play(
             c
         }),
         bottom: cards(buried),
+        dealt_digest: [0; 32],
         bids: Vec::new(),
         phase: Phase::Tricks {
             contract: Contract { banker, bid },
