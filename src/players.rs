@@ -8,7 +8,6 @@
 use sqlx::PgConnection;
 use uuid::Uuid;
 
-use crate::auth::Role;
 use crate::error::{ApiError, ApiResult};
 use crate::notices::Notice;
 
@@ -23,16 +22,6 @@ pub async fn lock(conn: &mut PgConnection, user: Uuid) -> ApiResult<()> {
     .await?
     .map(|_| ())
     .ok_or_else(gone)
-}
-
-/// The account's role now (a token's role may be stale); 401 when the account is gone.
-pub async fn current_role(conn: &mut PgConnection, user: Uuid) -> ApiResult<Role> {
-    let role: Option<String> =
-        sqlx::query_scalar("SELECT role FROM users WHERE id = $1 AND deleted_at IS NULL")
-            .bind(user)
-            .fetch_optional(conn)
-            .await?;
-    role.as_deref().and_then(Role::parse).ok_or_else(gone)
 }
 
 /// Refuses an id that is not a player's account: 404 for none or a deleted one, 409 for a

@@ -57,7 +57,7 @@ impl AuthUser {
     /// Refuses a caller whose account's role, as it is now (not as the token says), is below
     /// `role`: a demoted admin loses admin powers at once.
     pub async fn require(&self, conn: &mut PgConnection, role: Role) -> Result<(), ApiError> {
-        let current = crate::players::current_role(conn, self.id).await?;
+        let current = current_role(conn, self.id).await?;
         if current >= role {
             Ok(())
         } else {
@@ -68,6 +68,18 @@ impl AuthUser {
             )))
         }
     }
+}
+
+/// The account's role now (a token's role may be stale); 401 when the account is gone.
+async fn current_role(conn: &mut PgConnection, user: Uuid) -> Result<Role, ApiError> {
+    let role: Option<String> =
+        sqlx::query_scalar("SELECT role FROM users WHERE id = $1 AND deleted_at IS NULL")
+            .bind(user)
+            .fetch_optional(conn)
+            .await?;
+    role.as_deref()
+        .and_then(Role::parse)
+        .ok_or_else(|| ApiError::Unauthorized("the account of this token no longer exists".into()))
 }
 
 /// The one gate of every authenticated route: a valid token of an account that exists, was

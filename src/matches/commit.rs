@@ -28,10 +28,10 @@ use tracing::Instrument;
 
 use tokio::sync::oneshot;
 
+use super::counters::{MoveCounters, MovePath};
 use super::table::{EndStatement, Keyed, Table, save_many};
 use crate::db::MoveConns;
 use crate::error::ApiError;
-use crate::metrics::{MoveCounters, MovePath};
 
 /// A table saved (`true`) or left behind by its row (`false`), returned to its move.
 type Saved = Result<(Table, bool), sqlx::Error>;

@@ -4,6 +4,7 @@
 pub mod autoplay;
 mod cache;
 mod commit;
+pub mod counters;
 mod gate;
 pub mod lists;
 pub mod lobby;

@@ -30,6 +30,7 @@ use uuid::Uuid;
 use super::ActionRequest;
 use super::cache::Tables;
 use super::commit::Committer;
+use super::counters::{MoveCounters, MovePath};
 use super::gate::Gates;
 use super::notify::{self, Hub};
 use super::table::{EndStatement, InMemory, Keyed, Status, Table, transaction_decides};
@@ -38,7 +39,6 @@ use crate::auth::AuthUser;
 use crate::db::MoveConns;
 use crate::error::{ApiError, ApiResult};
 use crate::idempotency;
-use crate::metrics::{MoveCounters, MovePath};
 
 /// How long a long-poll that heard of a version committed by a move of this process waits for
 /// that move to store its table before reading the row itself.
