@@ -7,6 +7,7 @@ pub mod chehuzi;
 pub mod chexuan;
 pub mod dazha;
 pub mod engine;
+pub mod fixtures;
 #[cfg(test)]
 mod golden;
 pub mod sandaha;

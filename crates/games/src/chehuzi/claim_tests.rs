@@ -8,31 +8,9 @@ use serde_json::json;
 use super::scoring::{Taken, WinCase, best_win};
 use super::*;
 use crate::engine::{Visibility, parse_options};
+use crate::fixtures::{WEI_DECK, ZIMO_DECK};
 
 const T0: Ctx = Ctx { now_ms: 1_000_000 };
-
-/// Seat 1 holds b1 b1 b1 b3 b3 b3 b4 b4 b4 s3 s4 s5 s4 s5 s6 s9 s9 b9 s8 s8, a win once s8 s8
-/// becomes a 偎 of s8; seat 0 discards b2, which nobody can take; seat 1 then draws s8 (card 61).
-const WEI_DECK: [&str; 82] = [
-    "b2", "b1", "s1", "s1", "b1", "s2", "s1", "b1", "s7", "s1", "b3", "s9", "s2", "b3", "s9", "s2",
-    "b3", "s10", "s2", "b4", "s10", "s3", "b4", "s10", "s3", "b4", "b1", "s3", "s3", "b2", "s4",
-    "s4", "b3", "s4", "s5", "b4", "s5", "s4", "b5", "s5", "s5", "b5", "s6", "s6", "b5", "s6", "s9",
-    "b6", "s6", "s9", "b6", "s7", "b9", "b6", "s7", "s8", "b7", "s7", "s8", "b7", "s8", "s8",
-    "s10", "b2", "b2", "b5", "b6", "b7", "b7", "b8", "b8", "b8", "b8", "b9", "b9", "b9", "b10",
-    "b10", "b10", "b10", "W", "W",
-];
-
-/// Seat 1 holds b1 b1 b1 b3 b3 b3 b4 b4 b4 s3 s4 s5 s4 s5 s9 s9 b9 s8 b8 b8 and seat 2
-/// b5 b5 b5 b6 b6 b6 b9 b9 b9 s7 s8 s9 s1 s2 s3 s4 s5 s10 s10 b10: both win with s6. Seat 0
-/// discards b2, which nobody can take; seat 1 then draws s6 (card 61).
-const ZIMO_DECK: [&str; 82] = [
-    "b2", "b1", "b5", "s1", "b1", "b5", "s1", "b1", "b5", "s1", "b3", "b6", "s2", "b3", "b6", "s2",
-    "b3", "b6", "s2", "b4", "b9", "s3", "b4", "b9", "s3", "b4", "b9", "s4", "s3", "s7", "s5", "s4",
-    "s8", "s6", "s5", "s9", "s7", "s4", "s1", "s7", "s5", "s2", "s7", "s9", "s3", "s8", "s9", "s4",
-    "s8", "b9", "s5", "s9", "s8", "s10", "s10", "b8", "s10", "s10", "b8", "b10", "b1", "s6", "s6",
-    "s6", "b2", "b2", "b2", "b3", "b4", "b5", "b6", "b7", "b7", "b7", "b7", "b8", "b8", "b10",
-    "b10", "b10", "W", "W",
-];
 
 fn dealt(deck: &[&str]) -> State {
     let o = parse_options::<Chehuzi>(3, &json!({})).unwrap();
