@@ -54,13 +54,9 @@ struct MyMatch {
 
 /// `game=` names a game we run, when given.
 fn known_game(q: &ListQuery) -> ApiResult<()> {
-    match &q.game {
-        Some(g) if games::game(g).is_none() => Err(ApiError::Validation(format!(
-            "unknown game {g:?}; games: {}",
-            games::names().join(", ")
-        ))),
-        _ => Ok(()),
-    }
+    q.game
+        .as_deref()
+        .map_or(Ok(()), |g| super::game_named(g).map(|_| ()))
 }
 
 /// The matches `user` sits at, newest first.

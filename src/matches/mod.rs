@@ -163,19 +163,23 @@ fn bot_bankroll(
         .max(if stakes { settings.coins } else { 0 }))
 }
 
+/// The game called `name`, or a 422 that lists the games we run.
+pub fn game_named(name: &str) -> ApiResult<&'static dyn games::DynGame> {
+    games::game(name).ok_or_else(|| {
+        ApiError::Validation(format!(
+            "unknown game {name:?}; games: {}",
+            games::names().join(", ")
+        ))
+    })
+}
+
 pub async fn create(
     pool: &PgPool,
     bot_settings: BotSettings,
     user: &AuthUser,
     req: CreateMatch,
 ) -> ApiResult<View> {
-    let game = games::game(&req.game).ok_or_else(|| {
-        ApiError::Validation(format!(
-            "unknown game {:?}; games: {}",
-            req.game,
-            games::names().join(", ")
-        ))
-    })?;
+    let game = game_named(&req.game)?;
     let range = game.seats();
     let seats = match req.seats {
         Some(n) => n as usize,

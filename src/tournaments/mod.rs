@@ -127,13 +127,7 @@ struct Settings {
 }
 
 fn check_settings(req: CreateTournament) -> ApiResult<Settings> {
-    let game = games::game(&req.game).ok_or_else(|| {
-        ApiError::Validation(format!(
-            "unknown game {:?}; games: {}",
-            req.game,
-            games::names().join(", ")
-        ))
-    })?;
+    let game = crate::matches::game_named(&req.game)?;
     let Some(format) = Format::of(game) else {
         return Err(ApiError::Validation(format!(
             "tournaments need a game played by a fixed number of seats; {} seats {} to {}",

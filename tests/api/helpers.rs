@@ -863,17 +863,22 @@ impl TestApp {
     }
 }
 
-/// `paiju_moves_total` and `paiju_move_statements_total` of `path` (`fast` or `transaction`)
-/// in the metrics of the server at `base`.
-pub async fn moves_counted(client: &reqwest::Client, base: &str, path: &str) -> (u64, u64) {
-    let text = client
+/// The `/metrics` scrape of the server at `base`, as text.
+pub async fn metrics_text(client: &reqwest::Client, base: &str) -> String {
+    client
         .get(format!("{base}/metrics"))
         .send()
         .await
         .unwrap()
         .text()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// `paiju_moves_total` and `paiju_move_statements_total` of `path` (`fast` or `transaction`)
+/// in the metrics of the server at `base`.
+pub async fn moves_counted(client: &reqwest::Client, base: &str, path: &str) -> (u64, u64) {
+    let text = metrics_text(client, base).await;
     let read = |name: &str| {
         let prefix = format!("{name}{{path=\"{path}\"}} ");
         text.lines()

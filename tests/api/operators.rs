@@ -7,8 +7,8 @@ use reqwest::{Method, StatusCode};
 use serde_json::{Value, json};
 
 use crate::helpers::{
-    TestApp, assert_problem, free_port, fresh_database, server_log, spawn_app, spawn_app_with,
-    spawn_server_with, wait_healthy,
+    Player, TestApp, assert_problem, free_port, fresh_database, metrics_text, server_log,
+    spawn_app, spawn_app_with, spawn_server_with, wait_healthy,
 };
 
 /// A request's id comes back in `X-Request-Id`: the client's own when it sent a usable one,
@@ -205,19 +205,25 @@ async fn metrics_stay_off_the_public_api() {
         StatusCode::NOT_FOUND,
         "the API's port no longer serves it"
     );
-    let text = app
-        .client
-        .get(format!("{own}/metrics"))
-        .send()
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = metrics_text(&app.client, &own).await;
     assert!(text.contains("paiju_http_requests_total"), "{text}");
     assert!(text.contains("paiju_database_up 1"), "{text}");
     let res = app.client.get(format!("{own}/v1/me")).send().await.unwrap();
     assert_eq!(res.status(), StatusCode::NOT_FOUND, "only /metrics there");
+}
+
+/// A free 打炸 tournament starting in two hours, made by `org`; its id.
+async fn a_dazha_tournament(app: &TestApp, org: &Player) -> String {
+    let starts_at = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
+    let (s, t) = app
+        .post(
+            "/v1/tournaments",
+            &org.token,
+            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{t}");
+    t["id"].as_str().unwrap().to_string()
 }
 
 /// Every grant, role change and tournament edit or cancellation is kept with who made it and
@@ -236,16 +242,7 @@ async fn the_audit_trail_lists_who_granted_promoted_edited_and_cancelled() {
     assert_eq!(s, StatusCode::CREATED);
     app.set_role(p.id, "organiser").await;
     let org = app.relogin(&p).await;
-    let starts_at = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
-    let (s, t) = app
-        .post(
-            "/v1/tournaments",
-            &org.token,
-            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED, "{t}");
-    let tid = t["id"].as_str().unwrap().to_string();
+    let tid = a_dazha_tournament(&app, &org).await;
     let path = format!("/v1/tournaments/{tid}");
     let (s, b) = app
         .call(
@@ -333,15 +330,7 @@ async fn metrics_count_streams_long_polls_tournaments_ledger_bots_tables_and_mov
     let app = spawn_app().await;
     let p = app.player("counted", 500).await;
     let org = app.organiser("org").await;
-    let starts_at = (chrono::Utc::now() + chrono::Duration::hours(2)).to_rfc3339();
-    let (s, _) = app
-        .post(
-            "/v1/tournaments",
-            &org.token,
-            json!({"game": "dazha", "entry_fee": 0, "starts_at": starts_at}),
-        )
-        .await;
-    assert_eq!(s, StatusCode::CREATED);
+    a_dazha_tournament(&app, &org).await;
     let (s, v) = app
         .post(
             "/v1/matches",
@@ -387,15 +376,7 @@ async fn metrics_count_streams_long_polls_tournaments_ledger_bots_tables_and_mov
         .collect();
     let until = tokio::time::Instant::now() + Duration::from_secs(8);
     let text = loop {
-        let text = app
-            .client
-            .get(format!("{}/metrics", app.address))
-            .send()
-            .await
-            .unwrap()
-            .text()
-            .await
-            .unwrap();
+        let text = metrics_text(&app.client, &app.address).await;
         if sample(&text, "paiju_long_polls") >= 2.0 || tokio::time::Instant::now() > until {
             break text;
         }

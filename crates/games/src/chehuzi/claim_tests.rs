@@ -242,26 +242,13 @@ fn equal_hu_claims_after_the_drawer_go_in_turn() {
 /// the version count does not tell either. Found in random play over many hands.
 #[test]
 fn a_drawn_w_that_could_win_looks_like_a_discard_turn_to_the_others() {
-    use crate::shuffle::shuffle;
     use crate::test_rng::Rng;
     let mut rng = Rng(0x05ee_d0f3);
     let mut found = 0;
     for _ in 0..3_000 {
         let o = parse_options::<Chehuzi>(3, &json!({"kings": 4})).unwrap();
-        let mut st = Chehuzi::new_match(o.clone(), 3);
-        let mut deck = Chehuzi::deck(&o);
-        let mut seed = [0u8; 32];
-        seed[..8].copy_from_slice(&rng.next().to_le_bytes());
-        shuffle(&mut deck, &seed);
-        Chehuzi::start_hand(
-            &mut st,
-            HandStart {
-                deck,
-                ctx: T0,
-                wallets: vec![0; 3],
-                scores: vec![0; 3],
-            },
-        );
+        let mut st = Chehuzi::new_match(o, 3);
+        super::tests::deal_shuffled(&mut st, &mut rng);
         while st.hand.is_some() {
             if let Some(w) = placed_window(&st) {
                 found += 1;

@@ -808,6 +808,25 @@ fn scrambled(st: &State, viewer: SeatNo, rng: &mut Rng) -> State {
     st
 }
 
+/// Deals the next hand of `st` from its deck shuffled with a seed drawn from `rng`; returns the
+/// deck as dealt and the deal's outcome.
+pub(super) fn deal_shuffled(st: &mut State, rng: &mut Rng) -> (Vec<Card>, Outcome) {
+    let mut deck = Chehuzi::deck(&st.opts);
+    let mut seed = [0u8; 32];
+    seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+    shuffle(&mut deck, &seed);
+    let out = Chehuzi::start_hand(
+        st,
+        HandStart {
+            deck: deck.clone(),
+            ctx: T0,
+            wallets: vec![0; 3],
+            scores: vec![0; 3],
+        },
+    );
+    (deck, out)
+}
+
 fn random_action(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
     let legal = Chehuzi::legal_actions(st, seat);
     assert!(!legal.is_empty(), "seat {seat} to act has actions");
@@ -834,23 +853,11 @@ fn random_hands_keep_every_invariant() {
         let kings = if rng.chance(50) { 2 } else { 4 };
         let xing = if rng.chance(50) { "fan" } else { "gen" };
         let o = opts(json!({"kings": kings, "xing": xing}));
-        let mut st = Chehuzi::new_match(o.clone(), 3);
+        let mut st = Chehuzi::new_match(o, 3);
         st.dealer = rng.below(3);
-        let mut deck = Chehuzi::deck(&o);
-        let mut seed = [0u8; 32];
-        seed[..8].copy_from_slice(&rng.next().to_le_bytes());
-        shuffle(&mut deck, &seed);
+        let (deck, out) = deal_shuffled(&mut st, &mut rng);
         let mut full: Vec<u8> = deck.iter().map(|&c| face_of(c).unwrap()).collect();
         full.sort_unstable();
-        let out = Chehuzi::start_hand(
-            &mut st,
-            HandStart {
-                deck,
-                ctx: T0,
-                wallets: vec![0; 3],
-                scores: vec![0; 3],
-            },
-        );
         check_events(&st, &out);
         hands += 1;
         while let Some(h) = &st.hand {
@@ -904,21 +911,9 @@ fn every_automatic_action_is_accepted_in_every_wait() {
     for n in 0..1_000 {
         let kings = if rng.chance(50) { 2 } else { 4 };
         let o = opts(json!({"kings": kings}));
-        let mut st = Chehuzi::new_match(o.clone(), 3);
+        let mut st = Chehuzi::new_match(o, 3);
         st.dealer = rng.below(3);
-        let mut deck = Chehuzi::deck(&o);
-        let mut seed = [0u8; 32];
-        seed[..8].copy_from_slice(&rng.next().to_le_bytes());
-        shuffle(&mut deck, &seed);
-        Chehuzi::start_hand(
-            &mut st,
-            HandStart {
-                deck,
-                ctx: T0,
-                wallets: vec![0; 3],
-                scores: vec![0; 3],
-            },
-        );
+        deal_shuffled(&mut st, &mut rng);
         // Half the hands are played by automatic actions alone, half by random ones.
         let all_auto = n % 2 == 0;
         let mut steps = 0;
