@@ -22,12 +22,23 @@ use crate::cards::Card;
 
 pub type SeatNo = usize;
 
-/// Why an action or option set was refused. `detail` is shown to the player, so it must name the
-/// rule broken and never reveal a card the player may not see.
+/// Why an action or option set was refused. `detail` and `detail_zh` are shown to the player, so
+/// they must name the rule broken and never reveal a card the player may not see; `rule` is the
+/// stable code a client keys on, and `cards` the offending cards of the action.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RuleError {
     pub kind: RuleErrorKind,
+    /// Stable snake_case code of the rule broken; clients key on it. Never changes once shipped.
+    /// Always one of the refusing game's [`Game::rule_codes`].
+    pub rule: &'static str,
+    /// The offending cards of the action (the cards played, discarded or named that break the
+    /// rule), empty when the refusal is not about particular cards. Only cards the actor
+    /// submitted or holds: never a card the actor may not see.
+    pub cards: Vec<Card>,
+    /// The refusal in English.
     pub detail: String,
+    /// The same in Chinese (simplified), in the game's own terms.
+    pub detail_zh: String,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,31 +53,139 @@ pub enum RuleErrorKind {
     InsufficientCoins,
 }
 
+/// A set of rule codes: each game's `Rule` enum, the trick-taking games' [`crate::trick::Rule`]
+/// and the [`Shared`] codes. Only such enums name a refusal's rule, so every code a game can
+/// yield is declared once and listed by its [`Game::rule_codes`].
+pub trait RuleCode: Copy + 'static {
+    /// Every rule of the set, each once.
+    const ALL: &'static [Self];
+    /// The stable snake_case code.
+    fn code(self) -> &'static str;
+}
+
+/// The codes of every rule of `R`.
+pub fn codes_of<R: RuleCode>() -> impl Iterator<Item = &'static str> {
+    R::ALL.iter().map(|r| r.code())
+}
+
+/// A game's [`Game::rule_codes`]: `codes` and the [`Shared`] ones, sorted, without repeats.
+pub fn with_shared_codes(codes: impl IntoIterator<Item = &'static str>) -> Vec<&'static str> {
+    let mut all: Vec<&'static str> = codes.into_iter().chain(codes_of::<Shared>()).collect();
+    all.sort_unstable();
+    all.dedup();
+    all
+}
+
+/// Rules every game can refuse by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Shared {
+    /// The action JSON does not fit the game's actions (unknown type, missing or unknown field,
+    /// wrong type).
+    BadAction,
+    /// An option is unknown, of the wrong type or out of its range.
+    BadOption,
+    /// The game is not played by that many seats.
+    BadSeatCount,
+    /// The seat is not among those to act now.
+    NotYourTurn,
+    /// No hand is in play: the table waits for the next deal or the match is over.
+    NoHandInPlay,
+    /// The action names cards the seat does not hold.
+    NotInHand,
+}
+
+impl RuleCode for Shared {
+    const ALL: &'static [Shared] = &[
+        Shared::BadAction,
+        Shared::BadOption,
+        Shared::BadSeatCount,
+        Shared::NotYourTurn,
+        Shared::NoHandInPlay,
+        Shared::NotInHand,
+    ];
+    fn code(self) -> &'static str {
+        match self {
+            Shared::BadAction => "bad_action",
+            Shared::BadOption => "bad_option",
+            Shared::BadSeatCount => "bad_seat_count",
+            Shared::NotYourTurn => "not_your_turn",
+            Shared::NoHandInPlay => "no_hand_in_play",
+            Shared::NotInHand => "not_in_hand",
+        }
+    }
+}
+
 impl RuleError {
-    pub fn invalid(detail: impl Into<String>) -> Self {
+    pub fn new(
+        kind: RuleErrorKind,
+        rule: impl RuleCode,
+        detail: impl Into<String>,
+        detail_zh: impl Into<String>,
+    ) -> Self {
         RuleError {
-            kind: RuleErrorKind::Invalid,
+            kind,
+            rule: rule.code(),
+            cards: Vec::new(),
             detail: detail.into(),
+            detail_zh: detail_zh.into(),
         }
     }
-    pub fn illegal(detail: impl Into<String>) -> Self {
-        RuleError {
-            kind: RuleErrorKind::Illegal,
-            detail: detail.into(),
-        }
+    pub fn invalid(
+        rule: impl RuleCode,
+        detail: impl Into<String>,
+        detail_zh: impl Into<String>,
+    ) -> Self {
+        Self::new(RuleErrorKind::Invalid, rule, detail, detail_zh)
     }
-    pub fn not_your_turn(detail: impl Into<String>) -> Self {
-        RuleError {
-            kind: RuleErrorKind::NotYourTurn,
-            detail: detail.into(),
-        }
+    pub fn illegal(
+        rule: impl RuleCode,
+        detail: impl Into<String>,
+        detail_zh: impl Into<String>,
+    ) -> Self {
+        Self::new(RuleErrorKind::Illegal, rule, detail, detail_zh)
     }
-    pub fn insufficient_coins(detail: impl Into<String>) -> Self {
-        RuleError {
-            kind: RuleErrorKind::InsufficientCoins,
-            detail: detail.into(),
-        }
+    pub fn not_your_turn(
+        rule: impl RuleCode,
+        detail: impl Into<String>,
+        detail_zh: impl Into<String>,
+    ) -> Self {
+        Self::new(RuleErrorKind::NotYourTurn, rule, detail, detail_zh)
     }
+    pub fn insufficient_coins(
+        rule: impl RuleCode,
+        detail: impl Into<String>,
+        detail_zh: impl Into<String>,
+    ) -> Self {
+        Self::new(RuleErrorKind::InsufficientCoins, rule, detail, detail_zh)
+    }
+    /// The offending cards: only cards the actor submitted or holds.
+    pub fn with_cards(mut self, cards: impl Into<Vec<Card>>) -> Self {
+        self.cards = cards.into();
+        self
+    }
+    /// [`Shared::NotInHand`]: `cards` sent from `hand` are not all held. The cards held too few
+    /// times are the offending cards; the sentences name none of them (nor the hand).
+    pub fn not_in_hand(detail: impl Into<String>, hand: &[Card], cards: &[Card]) -> Self {
+        Self::illegal(Shared::NotInHand, detail, "你手里没有这些牌")
+            .with_cards(missing(hand, cards))
+    }
+}
+
+/// The cards of `cards` beyond what `hand` holds (a card sent twice but held once is missing
+/// once).
+fn missing(hand: &[Card], cards: &[Card]) -> Vec<Card> {
+    let mut rest = hand.to_vec();
+    cards
+        .iter()
+        .filter(|c| match rest.iter().position(|h| h == *c) {
+            Some(i) => {
+                rest.swap_remove(i);
+                false
+            }
+            None => true,
+        })
+        .copied()
+        .collect()
 }
 
 impl std::fmt::Display for RuleError {
@@ -278,6 +397,10 @@ pub trait Game: 'static {
     fn check_options(_opts: &mut Self::Options, _seats: usize) -> Result<(), RuleError> {
         Ok(())
     }
+    /// Every [`RuleError::rule`] the game's refusals can carry (its own codes and the
+    /// [`Shared`] ones), sorted, without repeats: [`with_shared_codes`] of the game's `Rule`
+    /// codes. The API document lists them.
+    fn rule_codes() -> Vec<&'static str>;
     /// The whole deck in a fixed order; the service shuffles a copy for every hand.
     fn deck(opts: &Self::Options) -> Vec<Card>;
     fn new_match(opts: Self::Options, seats: usize) -> Self::State;
@@ -341,34 +464,50 @@ pub fn read_options<T: DeserializeOwned>(raw: &Value) -> Result<T, RuleError> {
         Value::Null => &empty,
         Value::Object(_) => raw,
         // serde reads a struct from an array too; options are always named.
-        _ => return Err(RuleError::invalid("options must be a JSON object")),
+        _ => {
+            return Err(RuleError::invalid(
+                Shared::BadOption,
+                "options must be a JSON object",
+                "选项须是一个 JSON 对象",
+            ));
+        }
     };
-    deserialize_named(raw, "options")
+    deserialize_named(raw, Shared::BadOption, "options", "选项")
 }
 
 /// Deserialises `raw`, naming the failing field's path after `what` in the refusal
-/// (`options.ante: …`, `action.cards[2]: …`).
-fn deserialize_named<T: DeserializeOwned>(raw: &Value, what: &str) -> Result<T, RuleError> {
+/// (`options.ante: …`, `action.cards[2]: …`); `what_zh` says what it is in Chinese.
+fn deserialize_named<T: DeserializeOwned>(
+    raw: &Value,
+    rule: Shared,
+    what: &str,
+    what_zh: &str,
+) -> Result<T, RuleError> {
     serde_path_to_error::deserialize(raw).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
-        if path == "." {
-            RuleError::invalid(format!("{what}: {inner}"))
+        let at = if path == "." {
+            what.to_string()
         } else {
-            RuleError::invalid(format!("{what}.{path}: {inner}"))
-        }
+            format!("{what}.{path}")
+        };
+        RuleError::invalid(
+            rule,
+            format!("{at}: {inner}"),
+            format!("{what_zh} {at} 不合格式：{inner}"),
+        )
     })
 }
 
 /// Reads and checks a game's options as the service does (seat count included).
 pub fn parse_options<G: Game>(seats: usize, raw: &Value) -> Result<G::Options, RuleError> {
     if !G::SEATS.contains(&seats) {
-        return Err(RuleError::invalid(format!(
-            "{} is played by {} to {} seats, not {seats}",
-            G::NAME,
-            G::SEATS.start(),
-            G::SEATS.end()
-        )));
+        let (min, max) = (G::SEATS.start(), G::SEATS.end());
+        return Err(RuleError::invalid(
+            Shared::BadSeatCount,
+            format!("{} is played by {min} to {max} seats, not {seats}", G::NAME),
+            format!("{} 由 {min} 到 {max} 人玩，不能是 {seats} 人", G::NAME),
+        ));
     }
     let mut opts: G::Options = read_options(raw)?;
     G::check_options(&mut opts, seats)?;
@@ -394,11 +533,12 @@ pub fn check_range(name: &str, value: i64, range: RangeInclusive<i64>) -> Result
     if range.contains(&value) {
         Ok(())
     } else {
-        Err(RuleError::invalid(format!(
-            "options.{name} must be from {} to {}, got {value}",
-            range.start(),
-            range.end()
-        )))
+        let (min, max) = (range.start(), range.end());
+        Err(RuleError::invalid(
+            Shared::BadOption,
+            format!("options.{name} must be from {min} to {max}, got {value}"),
+            format!("选项 options.{name} 须在 {min} 到 {max} 之间，现在是 {value}"),
+        ))
     }
 }
 
@@ -439,6 +579,8 @@ pub trait DynGame: Send + Sync {
     /// Reads a stored state back from its JSON text.
     fn load(&self, state: &str) -> Result<Box<dyn DynState>, String>;
     fn schemas(&self) -> GameSchemas;
+    /// [`Game::rule_codes`]: every code a refusal of this game can carry, sorted.
+    fn rule_codes(&self) -> Vec<&'static str>;
 }
 
 /// A loaded match state.
@@ -541,6 +683,9 @@ where
             last_result: schema::<G::Summary>(),
         }
     }
+    fn rule_codes(&self) -> Vec<&'static str> {
+        G::rule_codes()
+    }
 }
 
 impl<G: Game> DynState for Loaded<G>
@@ -569,7 +714,7 @@ where
         G::start_hand(&mut self.0, start)
     }
     fn apply(&mut self, seat: SeatNo, action: &Value, ctx: Ctx) -> Result<Outcome, RuleError> {
-        let action: G::Action = deserialize_named(action, "action")?;
+        let action: G::Action = deserialize_named(action, Shared::BadAction, "action", "动作")?;
         G::apply(&mut self.0, seat, action, ctx)
     }
     fn auto_action(&self, seat: SeatNo) -> Value {
@@ -597,5 +742,195 @@ where
     }
     fn fork(&self) -> Box<dyn DynState> {
         Box::new(Loaded::<G>(self.0.clone()))
+    }
+}
+
+/// Checks of rule sets and refusals for the engines' tests.
+#[cfg(test)]
+pub(crate) mod checks {
+    use std::collections::BTreeSet;
+
+    use super::{Ctx, Game, HandStart, RuleCode, RuleError, SeatNo, Stage};
+    use crate::cards::Card;
+    use crate::test_rng::Rng;
+
+    /// `ordinal` is an exhaustive `match` numbering every variant of `R` (a new variant does not
+    /// compile until it is numbered there): `R::ALL` must hold each variant once at its number,
+    /// with distinct snake_case codes.
+    pub(crate) fn rule_set<R: RuleCode + PartialEq + std::fmt::Debug>(ordinal: fn(R) -> usize) {
+        for (i, &r) in R::ALL.iter().enumerate() {
+            assert_eq!(ordinal(r), i, "{r:?} is not at its place in ALL");
+        }
+        let mut codes: Vec<&str> = R::ALL.iter().map(|r| r.code()).collect();
+        for c in &codes {
+            assert!(is_code(c), "{c} is not snake_case");
+        }
+        codes.sort_unstable();
+        let n = codes.len();
+        codes.dedup();
+        assert_eq!(codes.len(), n, "two rules share a code");
+    }
+
+    /// `^[a-z][a-z0-9_]*$`
+    fn is_code(c: &str) -> bool {
+        c.starts_with(|ch: char| ch.is_ascii_lowercase())
+            && c.chars()
+                .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+    }
+
+    pub(crate) fn has_cjk(s: &str) -> bool {
+        s.chars().any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+    }
+
+    /// A refusal of `G` as every refusal must be: a code `G` lists, both sentences.
+    pub(crate) fn refusal<G: Game>(e: &RuleError) {
+        assert!(
+            G::rule_codes().contains(&e.rule),
+            "{}: {} is not among its rule codes ({})",
+            G::NAME,
+            e.rule,
+            e.detail
+        );
+        assert!(
+            !e.detail.is_empty(),
+            "{}: {} has no detail",
+            G::NAME,
+            e.rule
+        );
+        assert!(
+            has_cjk(&e.detail_zh),
+            "{}: {} has no Chinese detail: {:?}",
+            G::NAME,
+            e.rule,
+            e.detail_zh
+        );
+    }
+
+    /// Plays `hands` hands of `G` (new matches when one finishes), sending at every step
+    /// `random`'s action (mostly refused) for a seat that is usually among those to act, and
+    /// every few steps a bot's move so that every phase is reached. Every refusal must be
+    /// [`refusal`]-shaped, name only cards the action sent and leave the state as it was.
+    /// Returns the codes refused with.
+    pub(crate) fn random_refusals<G: Game>(
+        opts: G::Options,
+        seats: usize,
+        hands: usize,
+        rng: &mut Rng,
+        random: impl Fn(&G::State, SeatNo, &mut Rng) -> G::Action,
+    ) -> BTreeSet<&'static str> {
+        let ctx = Ctx { now_ms: 0 };
+        let mut seen = BTreeSet::new();
+        let mut st = G::new_match(opts.clone(), seats);
+        for _ in 0..hands {
+            if G::stage(&st) == Stage::Finished {
+                st = G::new_match(opts.clone(), seats);
+            }
+            let mut deck = G::deck(&opts);
+            let mut seed = [0u8; 32];
+            seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+            crate::shuffle::shuffle(&mut deck, &seed);
+            G::start_hand(
+                &mut st,
+                HandStart {
+                    deck,
+                    ctx,
+                    wallets: (0..seats).map(|_| rng.range(0, 3_000)).collect(),
+                    scores: vec![0; seats],
+                },
+            );
+            let mut steps = 0;
+            while G::stage(&st) == Stage::InHand {
+                steps += 1;
+                assert!(steps < 20_000, "{}: the hand must end", G::NAME);
+                let to_act = G::to_act(&st);
+                let seat = match to_act.len() {
+                    n if n > 0 && rng.chance(85) => to_act[rng.below(n)],
+                    _ => rng.below(seats),
+                };
+                let before = serde_json::to_string(&st).expect("state serializes");
+                let action = random(&st, seat, rng);
+                let sent = cards_in(&super::to_value(&action));
+                if let Err(e) = G::apply(&mut st, seat, action, ctx) {
+                    refusal::<G>(&e);
+                    assert!(
+                        is_part_of(&e.cards, &sent),
+                        "{}: {} names cards {:?} beyond those sent {sent:?}",
+                        G::NAME,
+                        e.rule,
+                        e.cards
+                    );
+                    let after = serde_json::to_string(&st).expect("state serializes");
+                    assert_eq!(before, after, "{}: a refusal changed the state", G::NAME);
+                    seen.insert(e.rule);
+                }
+                let to_act = G::to_act(&st);
+                if !to_act.is_empty() && rng.chance(35) {
+                    let seat = to_act[rng.below(to_act.len())];
+                    let bot = G::bot_action(&st, seat);
+                    if let Err(e) = G::apply(&mut st, seat, bot, ctx) {
+                        panic!("{}: the bot's move was refused: {}", G::NAME, e.detail);
+                    }
+                }
+            }
+        }
+        seen
+    }
+
+    /// Every card named in a JSON value.
+    fn cards_in(v: &serde_json::Value) -> Vec<Card> {
+        match v {
+            serde_json::Value::String(s) => Card::parse(s).into_iter().collect(),
+            serde_json::Value::Array(a) => a.iter().flat_map(cards_in).collect(),
+            serde_json::Value::Object(o) => o.values().flat_map(cards_in).collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Whether `part` is a sub-multiset of `whole`.
+    fn is_part_of(part: &[Card], whole: &[Card]) -> bool {
+        super::missing(whole, part).is_empty()
+    }
+
+    #[test]
+    fn every_game_lists_its_codes_sorted_with_the_shared_ones() {
+        for g in crate::all() {
+            let codes = g.rule_codes();
+            assert!(
+                codes.windows(2).all(|w| w[0] < w[1]),
+                "{}: sorted, no repeats",
+                g.name()
+            );
+            for c in &codes {
+                assert!(is_code(c), "{}: {c}", g.name());
+            }
+            for shared in super::codes_of::<super::Shared>() {
+                assert!(codes.contains(&shared), "{}: {shared}", g.name());
+            }
+        }
+    }
+
+    #[test]
+    fn not_in_hand_names_only_the_cards_held_too_few_times() {
+        let c = |s: &str| Card::parse(s).unwrap();
+        let hand = [c("3S"), c("4S"), c("4S")];
+        let sent = [c("4S"), c("3S"), c("3S"), c("4S"), c("RJ")];
+        let e = RuleError::not_in_hand("you do not hold those cards", &hand, &sent);
+        assert_eq!(e.rule, "not_in_hand");
+        assert_eq!(e.cards, vec![c("3S"), c("RJ")]);
+        assert!(has_cjk(&e.detail_zh));
+        assert_eq!(e.to_string(), "you do not hold those cards");
+    }
+
+    #[test]
+    fn shared_rules_are_listed_once() {
+        use super::Shared;
+        rule_set::<Shared>(|r| match r {
+            Shared::BadAction => 0,
+            Shared::BadOption => 1,
+            Shared::BadSeatCount => 2,
+            Shared::NotYourTurn => 3,
+            Shared::NoHandInPlay => 4,
+            Shared::NotInHand => 5,
+        });
     }
 }

@@ -1,7 +1,8 @@
 //! Every registered game, fed arbitrary JSON as actions and options and arbitrary sequences of
-//! seats and actions: never a panic, and a refused action leaves the state as it was.
+//! seats and actions: never a panic, a refused action leaves the state as it was, and every
+//! refusal carries a code of the game's `rule_codes` and both sentences.
 
-use games::engine::{Ctx, HandStart, Stage};
+use games::engine::{Ctx, HandStart, RuleError, Stage};
 use games::shuffle::shuffle;
 use games::{DynState, game, names};
 use proptest::prelude::*;
@@ -51,6 +52,16 @@ fn arb_action() -> impl Strategy<Value = Value> {
         })
 }
 
+/// A refusal as every refusal must be: a code its game lists, a sentence in English and one in
+/// Chinese.
+fn listed(name: &str, e: &RuleError) -> bool {
+    game(name).unwrap().rule_codes().contains(&e.rule)
+        && !e.detail.is_empty()
+        && e.detail_zh
+            .chars()
+            .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c))
+}
+
 fn started(name: &str, seats: usize, seed: u8) -> Box<dyn DynState> {
     let g = game(name).unwrap();
     let options = g.options(seats, &json!({})).unwrap();
@@ -73,9 +84,12 @@ proptest! {
     fn arbitrary_options_are_refused_or_accepted_without_panic(raw in arb_json(), seats in 0usize..8) {
         for name in names() {
             let g = game(name).unwrap();
-            if let Ok(opts) = g.options(seats, &raw) {
-                prop_assert!(g.seats().contains(&seats));
-                prop_assert!(g.deck(&opts).is_ok());
+            match g.options(seats, &raw) {
+                Ok(opts) => {
+                    prop_assert!(g.seats().contains(&seats));
+                    prop_assert!(g.deck(&opts).is_ok());
+                }
+                Err(e) => prop_assert!(listed(name, &e), "{}: {:?}", name, e),
             }
         }
     }
@@ -104,8 +118,9 @@ proptest! {
                 let before = state.save();
                 let fork = state.fork();
                 prop_assert_eq!(&before, &fork.save(), "{}: a fork differs from its state", name);
-                if state.apply(*seat, action, ctx).is_err() {
+                if let Err(e) = state.apply(*seat, action, ctx) {
                     prop_assert_eq!(&before, &state.save(), "{}: a refused action changed the state", name);
+                    prop_assert!(listed(name, &e), "{}: {:?}", name, e);
                 }
                 // The server's cache hands out forks of committed states: what happens to one
                 // must not reach the other.

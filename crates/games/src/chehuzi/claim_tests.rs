@@ -271,7 +271,9 @@ fn a_drawn_w_that_could_win_looks_like_a_discard_turn_to_the_others() {
                 assert_eq!(legal[0], Legal::Hu {});
                 if let Legal::Discard { cards } = &legal[1] {
                     let refused = Chehuzi::apply(&mut st.clone(), drawer, Action::Pass {}, T0);
-                    assert!(refused.is_err(), "no pass while the drawer may discard");
+                    let e = refused.expect_err("no pass while the drawer may discard");
+                    assert_eq!(e.rule, "must_win_or_discard");
+                    assert!(e.detail_zh.contains("王霸"), "{}", e.detail_zh);
                     let before = st.hand.as_ref().unwrap().stock.len();
                     let out =
                         Chehuzi::apply(&mut st, drawer, Action::Discard { card: cards[0] }, T0)

@@ -13,6 +13,9 @@ mod events;
 mod melds;
 #[cfg(test)]
 mod mingtang_tests;
+#[cfg(test)]
+mod rule_tests;
+mod rules;
 mod scoring;
 #[cfg(test)]
 mod tests;
@@ -23,12 +26,13 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::Card;
 use crate::engine::{
-    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Stage, Visibility,
-    check_range, data,
+    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatInfo, SeatNo, Shared, Stage, Visibility,
+    check_range, codes_of, data, with_shared_codes,
 };
 
 use claims::{ChiMelds, canonical_chi, chi_options, in_turn_from};
 use melds::{FACES, Kind, W, card_of, cards_of, face_of, is_big, number, sort_hand};
+pub use rules::Rule;
 pub use scoring::Mingtang;
 use scoring::{Taken, WinCase, best_win, escape, fan_xing, huangzhuang};
 
@@ -814,8 +818,24 @@ pub enum Legal {
     Pass {},
 }
 
+/// Refuses a discard from a seat whose turn it is not.
+fn other_discards() -> RuleError {
+    RuleError::not_your_turn(
+        Shared::NotYourTurn,
+        "another seat must discard",
+        "现在该别的玩家打牌",
+    )
+}
+
 fn face(card: Card) -> Result<u8, RuleError> {
-    face_of(card).ok_or_else(|| RuleError::invalid(format!("{card} is not a 扯胡子 card")))
+    face_of(card).ok_or_else(|| {
+        RuleError::invalid(
+            Rule::ForeignCard,
+            format!("{card} is not a 扯胡子 card"),
+            format!("{card} 不是扯胡子的牌"),
+        )
+        .with_cards([card])
+    })
 }
 
 /// The auto discard: a card in no pair or sequence (highest first), else the highest single,
@@ -852,12 +872,18 @@ impl Game for Chehuzi {
     const SEATS: std::ops::RangeInclusive<usize> = 3..=3;
     const COIN_ROOMS: bool = true;
 
+    fn rule_codes() -> Vec<&'static str> {
+        with_shared_codes(codes_of::<Rule>())
+    }
+
     fn check_options(opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
         if opts.kings != 2 && opts.kings != 4 {
-            return Err(RuleError::invalid(format!(
-                "options.kings must be 2 or 4, got {}",
-                opts.kings
-            )));
+            let kings = opts.kings;
+            return Err(RuleError::invalid(
+                Shared::BadOption,
+                format!("options.kings must be 2 or 4, got {kings}"),
+                format!("选项 options.kings 只能是 2 或 4，现在是 {kings}"),
+            ));
         }
         check_range("rate", opts.rate, 1..=1_000_000)?;
         check_range("claim_timeout_secs", opts.claim_timeout_secs, 1..=3600)
@@ -1033,7 +1059,9 @@ impl Game for Chehuzi {
         {
             // A pass, then a discard, would show the table a step a plain turn does not have.
             return Err(RuleError::illegal(
+                Rule::MustWinOrDiscard,
                 "win with the 王霸 or discard a card (the discard passes on the win)",
+                "请用王霸胡牌，或者打出一张牌（打牌就是不胡）",
             ));
         }
         if let (Some(w), Action::Discard { .. }) = (placed_window(state), &action)
@@ -1051,25 +1079,42 @@ impl Game for Chehuzi {
         }
         let opts = state.opts.clone();
         let Some(h) = state.hand.as_mut() else {
-            return Err(RuleError::not_your_turn("no hand is being played"));
+            return Err(RuleError::not_your_turn(
+                Shared::NoHandInPlay,
+                "no hand is being played",
+                "现在没有正在进行的牌局",
+            ));
         };
         let mut out = Outcome::default();
         let next = match (&mut h.phase, action) {
             (Phase::Discard { seat: turn }, Action::Discard { card }) => {
                 if *turn != seat {
-                    return Err(RuleError::not_your_turn("another seat must discard"));
+                    return Err(other_discards());
                 }
                 let c = face(card)?;
                 if c == W {
-                    return Err(RuleError::illegal("a 王霸 is never discarded"));
+                    return Err(RuleError::illegal(
+                        Rule::WangNeverDiscarded,
+                        "a 王霸 is never discarded",
+                        "王霸不能打出",
+                    )
+                    .with_cards([card]));
                 }
                 if !h.hands[seat].contains(&c) {
-                    return Err(RuleError::illegal(format!("{card} is not in your hand")));
+                    return Err(RuleError::illegal(
+                        Shared::NotInHand,
+                        format!("{card} is not in your hand"),
+                        format!("你手里没有 {card}"),
+                    )
+                    .with_cards([card]));
                 }
                 if !h.discardable(seat).contains(&c) {
-                    return Err(RuleError::illegal(format!(
-                        "{card} belongs to a 坎, which stays whole"
-                    )));
+                    return Err(RuleError::illegal(
+                        Rule::KanStaysWhole,
+                        format!("{card} belongs to a 坎, which stays whole"),
+                        format!("{card} 在一坎里，坎不能拆开打"),
+                    )
+                    .with_cards([card]));
                 }
                 remove_n(&mut h.hands[seat], c, 1);
                 out.events.push(Event::public(
@@ -1082,25 +1127,39 @@ impl Game for Chehuzi {
             }
             (Phase::Discard { .. }, _) => {
                 return Err(if Self::to_act(state).contains(&seat) {
-                    RuleError::illegal("you must discard a card")
+                    RuleError::illegal(
+                        Rule::ActionNotInPhase,
+                        "you must discard a card",
+                        "你须打出一张牌",
+                    )
                 } else {
-                    RuleError::not_your_turn("another seat must discard")
+                    other_discards()
                 });
             }
             (Phase::Claim(w), action) => {
                 if !w.waiting().contains(&seat) {
                     return Err(RuleError::not_your_turn(
+                        Shared::NotYourTurn,
                         "you have no claim to answer on this card",
+                        "这张牌没有要你应的",
                     ));
                 }
                 let answer = match action {
                     Action::Hu {} if w.hu[seat] => Answer::Hu,
                     Action::Hu {} => {
-                        return Err(RuleError::illegal("this card does not make your hand win"));
+                        return Err(RuleError::illegal(
+                            Rule::NoWinOnCard,
+                            "this card does not make your hand win",
+                            "这张牌胡不了",
+                        ));
                     }
                     Action::Peng {} if w.peng[seat] => Answer::Peng,
                     Action::Peng {} => {
-                        return Err(RuleError::illegal("you may not 碰 this card"));
+                        return Err(RuleError::illegal(
+                            Rule::CannotPeng,
+                            "you may not 碰 this card",
+                            "这张牌你不能碰",
+                        ));
                     }
                     Action::Chi { melds } => {
                         let faces: Vec<Vec<u8>> = melds
@@ -1109,19 +1168,32 @@ impl Game for Chehuzi {
                             .collect::<Result<_, _>>()?;
                         let faces = canonical_chi(&faces);
                         if w.chi[seat].is_empty() {
-                            return Err(RuleError::illegal("you may not 吃 this card"));
+                            return Err(RuleError::illegal(
+                                Rule::CannotChi,
+                                "you may not 吃 this card",
+                                "这张牌你不能吃",
+                            )
+                            .with_cards(melds.concat()));
                         }
                         if !w.chi[seat].contains(&faces) {
                             return Err(RuleError::illegal(
+                                Rule::WrongChiMelds,
                                 "not a 吃 of this card: the melds must use the card, cards of \
                                  your hand outside 坎, and every copy of its face (比牌)",
-                            ));
+                                "不是这张牌的吃法：吃的牌要用上这张牌和你手里坎以外的牌，\
+                                 手里同样的字也要一起比出来（比牌）",
+                            )
+                            .with_cards(melds.concat()));
                         }
                         Answer::Chi(faces)
                     }
                     Action::Pass {} => Answer::Pass,
                     Action::Discard { .. } => {
-                        return Err(RuleError::illegal("answer the claim on the card first"));
+                        return Err(RuleError::illegal(
+                            Rule::ActionNotInPhase,
+                            "answer the claim on the card first",
+                            "请先应这张牌：胡、碰、吃或过",
+                        ));
                     }
                 };
                 // 过张 and 忍碰: passing up a 吃 or 碰 blocks that face for the rest of the hand.

@@ -10,7 +10,7 @@ use crate::engine::{RuleErrorKind, parse_options};
 use crate::shuffle::shuffle;
 use crate::test_rng::Rng;
 
-const T0: Ctx = Ctx { now_ms: 1_000_000 };
+pub(super) const T0: Ctx = Ctx { now_ms: 1_000_000 };
 
 fn f(list: &[&str]) -> Vec<u8> {
     list.iter()
@@ -22,7 +22,7 @@ fn c1(card: &str) -> u8 {
     f(&[card])[0]
 }
 
-fn opts(extra: Value) -> Options {
+pub(super) fn opts(extra: Value) -> Options {
     parse_options::<Chehuzi>(3, &extra).unwrap()
 }
 
@@ -350,7 +350,7 @@ fn kan_cards_cannot_be_used_to_chi() {
 }
 
 /// A hand in progress: the given hands, an empty table, `stock` next, `seat` to discard.
-fn table(o: Options, hands: [&[&str]; 3], stock: &[&str], seat: SeatNo) -> State {
+pub(super) fn table(o: Options, hands: [&[&str]; 3], stock: &[&str], seat: SeatNo) -> State {
     let mut st = Chehuzi::new_match(o, 3);
     st.hand_no = 1;
     st.hand = Some(HandState {
@@ -373,18 +373,18 @@ fn table(o: Options, hands: [&[&str]; 3], stock: &[&str], seat: SeatNo) -> State
     st
 }
 
-fn act(st: &mut State, seat: SeatNo, a: Action) -> Outcome {
+pub(super) fn act(st: &mut State, seat: SeatNo, a: Action) -> Outcome {
     let dbg = format!("{a:?}");
     Chehuzi::apply(st, seat, a, T0).unwrap_or_else(|e| panic!("seat {seat} {dbg}: {}", e.detail))
 }
 
-fn discard(card: &str) -> Action {
+pub(super) fn discard(card: &str) -> Action {
     Action::Discard {
         card: Card::parse(card).unwrap(),
     }
 }
 
-fn chi(melds: &[&[&str]]) -> Action {
+pub(super) fn chi(melds: &[&[&str]]) -> Action {
     Action::Chi {
         melds: melds
             .iter()

@@ -1,7 +1,7 @@
 //! The three betting rounds: what a seat may bet, its bet, and the cards dealt between rounds.
 
 use super::view::events;
-use super::{Action, Hand, HandOver, HandPhase, Play, data};
+use super::{Action, Hand, HandOver, HandPhase, Play, Rule, data};
 use crate::engine::{Event, Outcome, RuleError, SeatNo};
 
 /// What a seat may do in a betting round.
@@ -112,51 +112,77 @@ impl Play<'_> {
         match &action {
             Action::Check {} if !o.check => {
                 return Err(RuleError::illegal(
+                    Rule::CannotCheckAfterBet,
                     "you can check (休) only while nobody has bet this round",
+                    "本轮有人下注后就不能休",
                 ));
             }
             Action::Raise { to } => match o.raise {
                 Some((min, _)) if *to < min => {
-                    return Err(RuleError::illegal(format!(
-                        "a raise (大) must make your total for this round at least the level plus the ante ({min})"
-                    )));
+                    return Err(RuleError::illegal(
+                        Rule::RaiseTooSmall,
+                        format!(
+                            "a raise (大) must make your total for this round at least the level plus the ante ({min})"
+                        ),
+                        format!("大：你本轮的总注至少要到当前注额加底皮（{min}）"),
+                    ));
                 }
                 Some((_, max)) if *to > max => {
-                    return Err(RuleError::insufficient_coins(format!(
-                        "your 簸簸 allows a total of at most {max} this round"
-                    )));
+                    return Err(RuleError::insufficient_coins(
+                        Rule::RaiseOverBobo,
+                        format!("your 簸簸 allows a total of at most {max} this round"),
+                        format!("你的簸簸本轮最多只够下到 {max}"),
+                    ));
                 }
                 Some(_) => {}
                 None if !o.answerable => {
                     return Err(RuleError::illegal(
+                        Rule::RaiseUnanswerable,
                         "nobody left in the hand can answer a raise",
+                        "场上已经没有人能跟你的大了",
                     ));
                 }
                 None => {
-                    return Err(RuleError::insufficient_coins(format!(
-                        "your 簸簸 cannot cover the smallest raise (to {}): call, all_in (敲) or fold",
-                        h.level + ante
-                    )));
+                    let smallest = h.level + ante;
+                    return Err(RuleError::insufficient_coins(
+                        Rule::RaiseOverBobo,
+                        format!(
+                            "your 簸簸 cannot cover the smallest raise (to {smallest}): call, all_in (敲) or fold"
+                        ),
+                        format!("你的簸簸不够最小的大（到 {smallest}）：请跟、敲或丢"),
+                    ));
                 }
             },
             Action::Call {} if o.call.is_none() => {
                 return Err(if o.to_call <= 0 {
                     RuleError::illegal(
+                        Rule::NothingToCall,
                         "nothing to call: nobody has put in more than you this round",
+                        "没有可跟的：本轮没有人比你下得多",
                     )
                 } else {
-                    RuleError::insufficient_coins(format!(
-                        "calling needs {} but your 簸簸 has {left} left: all_in (敲) instead",
-                        o.to_call
-                    ))
+                    let need = o.to_call;
+                    RuleError::insufficient_coins(
+                        Rule::CallOverBobo,
+                        format!(
+                            "calling needs {need} but your 簸簸 has {left} left: all_in (敲) instead"
+                        ),
+                        format!("跟需要 {need}，你的簸簸只剩 {left}：请敲"),
+                    )
                 });
             }
             Action::AllIn {} if o.all_in.is_none() => {
-                return Err(RuleError::illegal("your 簸簸 has nothing left to put in"));
+                return Err(RuleError::illegal(
+                    Rule::BoboEmpty,
+                    "your 簸簸 has nothing left to put in",
+                    "你的簸簸已经没有可下的了",
+                ));
             }
             Action::SetBobo { .. } | Action::SitOut {} | Action::Split { .. } => {
                 return Err(RuleError::illegal(
+                    Rule::ActionNotInPhase,
                     "this is a betting round: check, raise, call, all_in or fold",
+                    "现在是发话下注：请休、大、跟、敲或丢",
                 ));
             }
             _ => {}

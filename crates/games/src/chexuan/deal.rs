@@ -2,7 +2,7 @@
 
 use super::ranking::single_order;
 use super::view::events;
-use super::{Action, Chexuan, HandOver, HandPhase, MAX_BOBO, Play, data};
+use super::{Action, Chexuan, HandOver, HandPhase, MAX_BOBO, Play, Rule, data};
 use crate::cards::{Card, remove_cards};
 use crate::engine::{Event, Game, Money, Outcome, RuleError, SeatNo};
 
@@ -79,8 +79,10 @@ impl Play<'_> {
             }
             _ => {
                 return Err(RuleError::illegal(
+                    Rule::ActionNotInPhase,
                     "every player first sets 簸簸 (set_bobo) or sits the hand out (sit_out); \
                      cards are dealt once all have",
+                    "每位玩家先设置簸簸或这一局不玩；大家都设好后才发牌",
                 ));
             }
         };
@@ -88,19 +90,25 @@ impl Play<'_> {
         let h = &mut *self.h;
         let wallet = h.seats[seat].wallet;
         if amount < min {
-            return Err(RuleError::illegal(format!(
-                "簸簸 must be at least min_bobo ({min})"
-            )));
+            return Err(RuleError::illegal(
+                Rule::BoboBelowMin,
+                format!("簸簸 must be at least min_bobo ({min})"),
+                format!("簸簸至少要 {min}（min_bobo）"),
+            ));
         }
         if amount > wallet {
-            return Err(RuleError::insufficient_coins(format!(
-                "簸簸 can be at most what your wallet holds ({wallet})"
-            )));
+            return Err(RuleError::insufficient_coins(
+                Rule::BoboOverWallet,
+                format!("簸簸 can be at most what your wallet holds ({wallet})"),
+                format!("簸簸最多只能是你钱包里的金币数（{wallet}）"),
+            ));
         }
         if amount > MAX_BOBO {
-            return Err(RuleError::illegal(format!(
-                "簸簸 can be at most {MAX_BOBO}"
-            )));
+            return Err(RuleError::illegal(
+                Rule::BoboOverMax,
+                format!("簸簸 can be at most {MAX_BOBO}"),
+                format!("簸簸最多是 {MAX_BOBO}"),
+            ));
         }
         let sh = &mut h.seats[seat];
         sh.bobo = Some(amount);

@@ -4,7 +4,7 @@
 use super::ranking::{Split, sanhua};
 use super::settle::{self, Standing, settle};
 use super::view::{Beat, Escape, ShownHand, Summary, events, split_view};
-use super::{Action, ESCAPE_BONUS_AFTER_MS, Ending, Hand, HandOver, Play, data};
+use super::{Action, ESCAPE_BONUS_AFTER_MS, Ending, Hand, HandOver, Play, Rule, data};
 use crate::cards::remove_cards;
 use crate::engine::{Ctx, Event, HandResult, Money, Outcome, RuleError, SeatNo};
 
@@ -43,14 +43,19 @@ impl Play<'_> {
     ) -> Result<Option<HandOver>, RuleError> {
         let Action::Split { head, tail } = action else {
             return Err(RuleError::illegal(
+                Rule::ActionNotInPhase,
                 "the betting is over: split your four cards into a head and a tail",
+                "发话已经结束：请把四张牌分成头牌和尾牌",
             ));
         };
         let h = &mut *self.h;
         let mut rest = h.seats[seat].cards();
-        if remove_cards(&mut rest, &[head[0], head[1], tail[0], tail[1]]).is_none() {
-            return Err(RuleError::illegal(
+        let sent = [head[0], head[1], tail[0], tail[1]];
+        if remove_cards(&mut rest, &sent).is_none() {
+            return Err(RuleError::not_in_hand(
                 "a split must use exactly your four cards, each once",
+                &h.seats[seat].cards(),
+                &sent,
             ));
         }
         let (split, swapped) = Split::arranged(head, tail);

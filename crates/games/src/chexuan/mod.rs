@@ -19,6 +19,9 @@ mod golden_tests;
 mod ranking;
 #[cfg(test)]
 mod review_tests;
+#[cfg(test)]
+mod rule_tests;
+mod rules;
 mod settle;
 #[cfg(test)]
 mod tests;
@@ -31,12 +34,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::Card;
 use crate::engine::{
-    Ctx, Event, Game, HandStart, Money, Outcome, RuleError, SeatNo, Stage, check_range, data,
+    Ctx, Event, Game, HandStart, Money, Outcome, RuleError, SeatNo, Shared, Stage, check_range,
+    codes_of, data, with_shared_codes,
 };
 use betting::bet_options;
 pub use deal::deck_for_hands;
 use deal::{deck_cards, sorted};
 use ranking::{Split, server_split};
+pub use rules::Rule;
 use settle::base_points;
 pub use view::{Beat, Escape, HandSeat, Legal, SeatView, ShownHand, SplitView, Summary, View};
 use view::{events, seat_view};
@@ -389,6 +394,10 @@ impl Game for Chexuan {
         check_range("score_unit", opts.score_unit, 0..=MAX_OPTION)
     }
 
+    fn rule_codes() -> Vec<&'static str> {
+        with_shared_codes(codes_of::<Rule>())
+    }
+
     fn deck(_opts: &Options) -> Vec<Card> {
         deck_cards()
     }
@@ -503,10 +512,23 @@ impl Game for Chexuan {
     ) -> Result<Outcome, RuleError> {
         if !Self::to_act(state).contains(&seat) {
             let turn = state.hand().and_then(|h| h.turn);
-            return Err(RuleError::not_your_turn(match (state.phase(), turn) {
-                (Phase::Betting, Some(t)) => format!("it is seat {t}'s turn to speak"),
-                _ => format!("seat {seat} has nothing to do now"),
-            }));
+            return Err(match (state.phase(), turn) {
+                (Phase::Betting, Some(t)) => RuleError::not_your_turn(
+                    Shared::NotYourTurn,
+                    format!("it is seat {t}'s turn to speak"),
+                    format!("现在轮到 {t} 号座位发话"),
+                ),
+                (Phase::Bobo | Phase::Betting | Phase::Showdown, _) => RuleError::not_your_turn(
+                    Shared::NotYourTurn,
+                    format!("seat {seat} has nothing to do now"),
+                    format!("{seat} 号座位现在没有要做的"),
+                ),
+                (Phase::Waiting | Phase::Settled | Phase::Finished, _) => RuleError::not_your_turn(
+                    Shared::NoHandInPlay,
+                    format!("seat {seat} has nothing to do now"),
+                    format!("现在没有正在进行的牌局，{seat} 号座位没有要做的"),
+                ),
+            });
         }
         let mut out = Outcome::default();
         // A seat has something to do only while a hand is in play.

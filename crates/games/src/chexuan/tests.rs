@@ -17,7 +17,7 @@ fn ctx(now_ms: i64) -> Ctx {
     Ctx { now_ms }
 }
 
-fn opts(raw: Value) -> Options {
+pub(super) fn opts(raw: Value) -> Options {
     parse_options::<Chexuan>(3, &raw).expect("valid options")
 }
 
@@ -33,8 +33,8 @@ fn cards_in(v: &Value) -> Vec<Card> {
 
 /// A match together with the wallets, the house and the escrow its money moves, and the cards
 /// each seat has been shown; every step is checked against the invariants.
-struct Table {
-    state: State,
+pub(super) struct Table {
+    pub(super) state: State,
     wallets: Vec<i64>,
     scores: Vec<i64>,
     house: i64,
@@ -51,7 +51,7 @@ struct Table {
 }
 
 impl Table {
-    fn new(opts: Options, wallets: Vec<i64>) -> Table {
+    pub(super) fn new(opts: Options, wallets: Vec<i64>) -> Table {
         let n = wallets.len();
         Table {
             state: Chexuan::new_match(opts, n),
@@ -74,11 +74,11 @@ impl Table {
         self.wallets.len()
     }
 
-    fn hand(&self) -> &Hand {
+    pub(super) fn hand(&self) -> &Hand {
         self.state.hand().expect("a hand")
     }
 
-    fn deal(&mut self, deck: Vec<Card>) -> Outcome {
+    pub(super) fn deal(&mut self, deck: Vec<Card>) -> Outcome {
         let start = HandStart {
             deck,
             ctx: ctx(self.now),
@@ -94,6 +94,7 @@ impl Table {
 
     fn try_act(&mut self, seat: SeatNo, action: Action) -> Result<Outcome, RuleError> {
         let before = serde_json::to_string(&self.state).unwrap();
+        let sent = cards_in(&serde_json::to_value(&action).unwrap());
         match Chexuan::apply(&mut self.state, seat, action, ctx(self.now)) {
             Ok(out) => {
                 self.absorb(&out);
@@ -106,18 +107,23 @@ impl Table {
                     serde_json::to_string(&self.state).unwrap(),
                     "a refused action leaves the state unchanged"
                 );
+                crate::engine::checks::refusal::<Chexuan>(&e);
                 self.check_secret_free(seat, &e.detail);
+                self.check_secret_free(seat, &e.detail_zh);
+                for c in &e.cards {
+                    assert!(sent.contains(c), "{} names {c}, which was not sent", e.rule);
+                }
                 Err(e)
             }
         }
     }
 
-    fn act(&mut self, seat: SeatNo, action: Action) -> Outcome {
+    pub(super) fn act(&mut self, seat: SeatNo, action: Action) -> Outcome {
         self.try_act(seat, action.clone())
             .unwrap_or_else(|e| panic!("{action:?} by seat {seat}: {e}"))
     }
 
-    fn refuse(&mut self, seat: SeatNo, action: Action) -> RuleError {
+    pub(super) fn refuse(&mut self, seat: SeatNo, action: Action) -> RuleError {
         self.try_act(seat, action.clone())
             .err()
             .unwrap_or_else(|| panic!("{action:?} by seat {seat} should be refused"))
@@ -137,7 +143,7 @@ impl Table {
         out
     }
 
-    fn bobos(&mut self, amounts: &[i64]) {
+    pub(super) fn bobos(&mut self, amounts: &[i64]) {
         for (seat, &amount) in amounts.iter().enumerate() {
             if amount > 0 {
                 self.act(seat, Action::SetBobo { amount });
@@ -145,7 +151,7 @@ impl Table {
         }
     }
 
-    fn turn(&self) -> SeatNo {
+    pub(super) fn turn(&self) -> SeatNo {
         let to_act = Chexuan::to_act(&self.state);
         assert_eq!(to_act.len(), 1, "one seat speaks at a time: {to_act:?}");
         to_act[0]
@@ -296,18 +302,18 @@ impl Table {
 }
 
 /// The seat's legal actions as the JSON a client receives.
-fn legal(state: &State, seat: SeatNo) -> Vec<Value> {
+pub(super) fn legal(state: &State, seat: SeatNo) -> Vec<Value> {
     Chexuan::legal_actions(state, seat)
         .iter()
         .map(|a| serde_json::to_value(a).unwrap())
         .collect()
 }
 
-fn cards(v: &[&str]) -> Vec<Card> {
+pub(super) fn cards(v: &[&str]) -> Vec<Card> {
     v.iter().map(|c| Card::parse(c).unwrap()).collect()
 }
 
-fn split_of(hand: &[Card]) -> Action {
+pub(super) fn split_of(hand: &[Card]) -> Action {
     Action::Split {
         head: [hand[0], hand[1]],
         tail: [hand[2], hand[3]],
@@ -332,7 +338,7 @@ fn all_in_showdown(opt: Value, bobos: &[i64], hands: &[Vec<Card>]) -> (Table, Ha
     (t, r)
 }
 
-fn seed_abc() -> Vec<Vec<Card>> {
+pub(super) fn seed_abc() -> Vec<Vec<Card>> {
     vec![
         cards(&["QH", "QD", "2D", "4S"]), // a: 天牌 / 6 points
         cards(&["8H", "8D", "2H", "5S"]), // b: 人牌 / 7 points
@@ -438,7 +444,7 @@ fn the_deck_is_the_32_cards_of_the_rulings() {
 }
 
 /// Two or three seats with bobo 100 each, dealt from the rulings' order, at round 1.
-fn betting_table(seats: usize) -> Table {
+pub(super) fn betting_table(seats: usize) -> Table {
     let mut t = Table::new(opts(json!({})), vec![1000; seats]);
     t.deal(deck_cards());
     t.bobos(&vec![100; seats]);
@@ -1244,7 +1250,7 @@ fn random_legal(t: &Table, seat: SeatNo, rng: &mut Rng) -> Action {
 }
 
 /// Any action at all, legal or not, for any seat.
-fn random_any(rng: &mut Rng, seats: usize) -> (SeatNo, Action) {
+pub(super) fn random_any(rng: &mut Rng, seats: usize) -> (SeatNo, Action) {
     let seat = rng.below(seats + 1);
     let deck = deck_cards();
     let mut card = || deck[rng.below(32)];

@@ -9,6 +9,7 @@ use std::borrow::Cow;
 
 use serde::{Deserialize, Serialize};
 
+use super::Rule;
 use crate::cards::{Card, Rank, Suit, rank_str};
 use crate::engine::RuleError;
 
@@ -113,6 +114,25 @@ impl Kind {
             Kind::JokerBomb => "joker_bomb",
             Kind::BigJokerBomb => "big_joker_bomb",
             Kind::SmallJokerBomb => "small_joker_bomb",
+        }
+    }
+
+    /// The name in Chinese, as the seed calls it.
+    pub fn name_zh(self) -> &'static str {
+        match self {
+            Kind::Single => "单张",
+            Kind::Pair => "对子",
+            Kind::Triple => "三张",
+            Kind::PairsRun => "连对",
+            Kind::TripleWithTwo => "三带二",
+            Kind::TriplesWithTwos => "连三带二",
+            Kind::Straight => "顺子",
+            Kind::WushikMixed => "杂五十K",
+            Kind::WushikSuited => "同花五十K",
+            Kind::Bomb => "炸弹",
+            Kind::JokerBomb => "四王炸",
+            Kind::BigJokerBomb => "六大王炸",
+            Kind::SmallJokerBomb => "六小王炸",
         }
     }
 
@@ -268,8 +288,16 @@ pub fn jokers_playable(c: &Counts, mode: Mode) -> bool {
     c.jokers() == 0 || c.has_natural_bomb() || jokers_self_playable(c.bj, c.rj, mode)
 }
 
-pub const STRANDS_JOKER: &str = "a joker can only be played inside a bomb: this play would leave \
-     your jokers without a bomb of 4 or more natural cards to be played with";
+/// The refusal of a play of `cards` that leaves the seat's jokers without a bomb.
+pub fn strands_joker(cards: &[Card]) -> RuleError {
+    RuleError::illegal(
+        Rule::JokerWouldBeStranded,
+        "a joker can only be played inside a bomb: this play would leave your jokers without a \
+         bomb of 4 or more natural cards to be played with",
+        "王只能替炸弹：这样出牌后，你手里的王就没有四张或以上相同的牌可以配成炸弹了",
+    )
+    .with_cards(cards)
+}
 
 /// Every reading of `cards` as one combination led by a player holding `held` cards before the
 /// play. Err names the rule the cards break.
@@ -288,14 +316,26 @@ fn read(cards: &[Card], lead_held: Option<usize>, mode: Mode) -> Result<Vec<Comb
     let c = Counts::of(cards);
     let total = cards.len();
     if total == 0 {
-        return Err(RuleError::illegal("a play needs at least one card"));
+        return Err(empty_play());
     }
     if c.other > 0 {
-        return Err(RuleError::illegal("dazha is played with poker cards only"));
+        let foreign: Vec<Card> = cards
+            .iter()
+            .copied()
+            .filter(|c| matches!(c, Card::Paper { .. } | Card::Wild))
+            .collect();
+        return Err(RuleError::illegal(
+            Rule::ForeignCard,
+            "dazha is played with poker cards only",
+            "打炸只用扑克牌",
+        )
+        .with_cards(foreign));
     }
     let nat = c.naturals();
     if c.jokers() > 0 {
-        return joker_readings(&c, nat, total, mode).map(|r| vec![r]);
+        return joker_readings(&c, nat, total, mode)
+            .map(|r| vec![r])
+            .map_err(|e| e.with_cards(jokers_of(cards)));
     }
     let ranks: Vec<u8> = (0..RANKS as u8).filter(|&o| c.n[o as usize] > 0).collect();
     let len = total as u8;
@@ -309,9 +349,12 @@ fn read(cards: &[Card], lead_held: Option<usize>, mode: Mode) -> Result<Vec<Comb
             }
             3 => {
                 return Err(RuleError::illegal(
+                    Rule::BareTripleUnderFive,
                     "a triple may be led on its own only while holding fewer than 5 cards; \
                      play it as a triple with two",
-                ));
+                    "手牌少于 5 张时才可以单出三张；请出三带二",
+                )
+                .with_cards(cards));
             }
             _ => {
                 out.push(Combo::new(Kind::Bomb, only, len));
@@ -362,13 +405,29 @@ fn read(cards: &[Card], lead_held: Option<usize>, mode: Mode) -> Result<Vec<Comb
         }
     }
     if out.is_empty() {
-        return Err(RuleError::illegal(if two_in_run {
-            "a 2 cannot be part of a straight, pairs run or run of triples"
+        return Err(if two_in_run {
+            let twos: Vec<Card> = cards
+                .iter()
+                .copied()
+                .filter(|c| c.rank() == Some(2))
+                .collect();
+            RuleError::illegal(
+                Rule::NoTwoInRun,
+                "a 2 cannot be part of a straight, pairs run or run of triples",
+                "2 不能在顺子、连对或连三中",
+            )
+            .with_cards(twos)
         } else {
-            "these cards form no combination: play a single, pair, straight (5 or more \
-             consecutive ranks), pairs run, triple with two, run of triples with twos, 五十K or \
-             a bomb"
-        }));
+            RuleError::illegal(
+                Rule::NotACombination,
+                "these cards form no combination: play a single, pair, straight (5 or more \
+                 consecutive ranks), pairs run, triple with two, run of triples with twos, 五十K \
+                 or a bomb",
+                "这些牌组不成牌型：请出单张、对子、顺子（5 张或以上连续的牌）、连对、三带二、\
+                 连三带二、五十K或炸弹",
+            )
+            .with_cards(cards)
+        });
     }
     Ok(out)
 }
@@ -387,22 +446,47 @@ fn joker_readings(c: &Counts, nat: usize, total: usize, mode: Mode) -> Result<Co
             Mode::Zhashen12 if c.rj == 6 && c.bj == 0 => Ok(Combo::new(Kind::BigJokerBomb, 0, 6)),
             Mode::Zhashen12 if c.bj == 6 && c.rj == 0 => Ok(Combo::new(Kind::SmallJokerBomb, 0, 6)),
             Mode::Normal => Err(RuleError::illegal(
+                Rule::JokerOnlyInBomb,
                 "a joker can only be played inside a bomb of 4 or more natural cards, or as all \
                  four jokers together",
+                "王只能替炸弹：要和四张或以上相同的牌一起出，或者四个王一起出",
             )),
             Mode::Zhashen12 => Err(RuleError::illegal(
+                Rule::JokerOnlyInBomb,
                 "a joker can only be played inside a bomb of 4 or more natural cards, or as six \
                  jokers of one colour (six mixed jokers are no bomb)",
+                "王只能替炸弹：要和四张或以上相同的牌一起出，或者 6 个同色的王一起出（6 个不同的王\
+                 不算炸弹）",
             )),
         };
     }
     match (0..RANKS).find(|&o| c.n[o] as usize == nat) {
         Some(o) if nat >= 4 => Ok(Combo::new(Kind::Bomb, o as u8, total as u8)),
         _ => Err(RuleError::illegal(
+            Rule::JokerOnlyInBomb,
             "a joker can only be played inside a bomb: it needs at least 4 natural cards of one \
              rank beside it",
+            "王只能替炸弹：旁边至少要有四张相同的牌",
         )),
     }
+}
+
+/// The refusal of a play of no cards.
+pub fn empty_play() -> RuleError {
+    RuleError::illegal(
+        Rule::EmptyPlay,
+        "a play needs at least one card",
+        "出牌至少要出一张牌",
+    )
+}
+
+/// The jokers among `cards`.
+fn jokers_of(cards: &[Card]) -> Vec<Card> {
+    cards
+        .iter()
+        .copied()
+        .filter(|c| matches!(c, Card::SmallJoker | Card::BigJoker))
+        .collect()
 }
 
 /// A legal play: the cards to send and how they read.

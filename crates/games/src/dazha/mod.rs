@@ -8,6 +8,9 @@ mod bot;
 mod combos;
 #[cfg(test)]
 mod review_tests;
+#[cfg(test)]
+mod rule_tests;
+mod rules;
 mod scoring;
 #[cfg(test)]
 mod tests;
@@ -20,12 +23,14 @@ use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, Suit, standard_deck};
 use crate::engine::{
-    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Stage, check_range, data,
+    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Shared, Stage, check_range, codes_of,
+    data, with_shared_codes,
 };
 
 pub use combos::ComboView;
 pub use combos::{Combo, Kind, Play, legal_plays as hand_plays, readings, sort_strongest_first};
-use combos::{Counts, STRANDS_JOKER, jokers_playable, points_of};
+use combos::{Counts, empty_play, jokers_playable, points_of, strands_joker};
+pub use rules::Rule;
 use scoring::{BombPlayed, SEATS, settle_played, settle_tanpai, tanpai, teams};
 pub use scoring::{Escape, Played, ScoredBomb, Shown, Summary, Tanpai, Teams};
 use view::events;
@@ -200,11 +205,12 @@ impl HandState {
         mode: Mode,
     ) -> Result<(Vec<Card>, Combo), RuleError> {
         if cards.is_empty() {
-            return Err(RuleError::illegal("a play needs at least one card"));
+            return Err(empty_play());
         }
         let hand = &self.hands[seat];
-        let rest = without(hand, cards)
-            .ok_or_else(|| RuleError::illegal("you do not hold all of the cards played"))?;
+        let rest = without(hand, cards).ok_or_else(|| {
+            RuleError::not_in_hand("you do not hold all of the cards played", hand, cards)
+        })?;
         let mut options = match self.round.top() {
             None => readings(cards, hand.len(), mode)?,
             Some(_) => combos::follow_readings(cards, mode)?,
@@ -212,15 +218,18 @@ impl HandState {
         if let Some(kind) = reading {
             options.retain(|c| c.kind == kind);
             if options.is_empty() {
-                return Err(RuleError::illegal(format!(
-                    "these cards cannot be played as {kind}"
-                )));
+                return Err(RuleError::illegal(
+                    Rule::NotPlayableAs,
+                    format!("these cards cannot be played as {kind}"),
+                    format!("这些牌不能当{}出", kind.name_zh()),
+                )
+                .with_cards(cards));
             }
         }
         if let Some((_, top)) = self.round.top() {
             options.retain(|c| c.beats(&top));
             if options.is_empty() {
-                return Err(RuleError::illegal(does_not_beat(&top)));
+                return Err(does_not_beat(&top).with_cards(cards));
             }
         }
         // Only five of a kind reads two ways (bomb, triple with two): the bomb is the stronger.
@@ -228,9 +237,16 @@ impl HandState {
             .iter()
             .copied()
             .max_by_key(|c| c.kind.is_bomb())
-            .ok_or_else(|| RuleError::illegal("these cards form no combination"))?;
+            .ok_or_else(|| {
+                RuleError::illegal(
+                    Rule::NotACombination,
+                    "these cards form no combination",
+                    "这些牌组不成牌型",
+                )
+                .with_cards(cards)
+            })?;
         if !jokers_playable(&Counts::of(&rest), mode) {
-            return Err(RuleError::illegal(STRANDS_JOKER));
+            return Err(strands_joker(cards));
         }
         Ok((rest, combo))
     }
@@ -381,17 +397,37 @@ fn without(hand: &[Card], cards: &[Card]) -> Option<Vec<Card>> {
     Some(rest)
 }
 
-fn does_not_beat(top: &Combo) -> String {
-    match top.kind {
-        k if k.is_bomb() => format!("only a bigger bomb beats the {k} on the table"),
-        Kind::WushikSuited => "only a bomb beats a suited 五十K".into(),
-        Kind::WushikMixed => "only a suited 五十K or a bomb beats a mixed 五十K".into(),
-        Kind::Triple => "only a higher triple or a bomb beats a triple".into(),
-        k => format!(
-            "this does not beat the {k} on the table: play a higher {k} of the same length, \
-             五十K or a bomb"
+/// The refusal of a play that does not beat `top`.
+fn does_not_beat(top: &Combo) -> RuleError {
+    let (en, zh) = match top.kind {
+        k if k.is_bomb() => (
+            format!("only a bigger bomb beats the {k} on the table"),
+            format!("只有更大的炸弹才能压过桌上的{}", k.name_zh()),
         ),
-    }
+        Kind::WushikSuited => (
+            "only a bomb beats a suited 五十K".into(),
+            "只有炸弹才能压过同花五十K".into(),
+        ),
+        Kind::WushikMixed => (
+            "only a suited 五十K or a bomb beats a mixed 五十K".into(),
+            "只有同花五十K或炸弹才能压过杂五十K".into(),
+        ),
+        Kind::Triple => (
+            "only a higher triple or a bomb beats a triple".into(),
+            "只有更大的三张或炸弹才能压过三张".into(),
+        ),
+        k => (
+            format!(
+                "this does not beat the {k} on the table: play a higher {k} of the same length, \
+                 五十K or a bomb"
+            ),
+            format!(
+                "压不过桌上的{z}：请出张数相同、更大的{z}，或五十K、炸弹",
+                z = k.name_zh()
+            ),
+        ),
+    };
+    RuleError::illegal(Rule::MustBeatPrevious, en, zh)
 }
 
 /// The plays `seat` may make now (besides passing, which `legal_actions` lists): empty when the
@@ -477,6 +513,10 @@ impl Game for Dazha {
     const NAME: &'static str = "dazha";
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
+
+    fn rule_codes() -> Vec<&'static str> {
+        with_shared_codes(codes_of::<Rule>())
+    }
 
     fn check_options(opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
         check_range("base", opts.base, 1..=MAX_BASE)?;
@@ -602,20 +642,27 @@ impl Game for Dazha {
     ) -> Result<Outcome, RuleError> {
         let mode = state.opts.mode;
         let Some(h) = state.hand.as_mut() else {
-            return Err(RuleError::not_your_turn("no hand is being played"));
+            return Err(RuleError::not_your_turn(
+                Shared::NoHandInPlay,
+                "no hand is being played",
+                "现在没有正在进行的牌局",
+            ));
         };
         if seat != h.turn {
-            return Err(RuleError::not_your_turn(format!(
-                "it is seat {}'s turn",
-                h.turn
-            )));
+            return Err(RuleError::not_your_turn(
+                Shared::NotYourTurn,
+                format!("it is seat {}'s turn", h.turn),
+                format!("现在轮到 {} 号座位出牌", h.turn),
+            ));
         }
         let mut out = Outcome::default();
         match action {
             Action::Pass {} => {
                 if h.round.top().is_none() {
                     return Err(RuleError::illegal(
+                        Rule::CannotPassOnLead,
                         "the leader of a round must play: pass is only allowed when following",
+                        "每轮首家必须出牌：只有接牌时才能不出",
                     ));
                 }
                 h.pass(seat, &mut out);

@@ -11,17 +11,17 @@ use crate::cards::{Card, remove_cards};
 use crate::engine::{Ctx, Game, HandStart, RuleErrorKind, Stage, Visibility};
 use crate::shuffle::shuffle;
 
-fn cards(list: &[&str]) -> Vec<Card> {
+pub(super) fn cards(list: &[&str]) -> Vec<Card> {
     list.iter()
         .map(|c| Card::parse(c).expect("fixture card"))
         .collect()
 }
 
-fn normal() -> Options {
+pub(super) fn normal() -> Options {
     parse_options::<Dazha>(4, &json!({})).unwrap()
 }
 
-fn zhashen() -> Options {
+pub(super) fn zhashen() -> Options {
     parse_options::<Dazha>(4, &json!({"mode": "12zhashen"})).unwrap()
 }
 
@@ -56,10 +56,10 @@ fn illegal(list: &[&str], held: usize) -> String {
     }
 }
 
-const T0: Ctx = Ctx { now_ms: 1_000_000 };
+pub(super) const T0: Ctx = Ctx { now_ms: 1_000_000 };
 
 /// A hand in progress with the given cards, teams and leader.
-fn table(opts: Options, hands: [&[&str]; 4], team_of: [u8; 4], leader: SeatNo) -> State {
+pub(super) fn table(opts: Options, hands: [&[&str]; 4], team_of: [u8; 4], leader: SeatNo) -> State {
     let mut st = Dazha::new_match(opts, 4);
     st.hand_no = 1;
     st.teams = Some(team_of);
@@ -82,9 +82,9 @@ fn table(opts: Options, hands: [&[&str]; 4], team_of: [u8; 4], leader: SeatNo) -
     st
 }
 
-const AB: [u8; 4] = [0, 1, 0, 1];
+pub(super) const AB: [u8; 4] = [0, 1, 0, 1];
 
-fn play(st: &mut State, seat: SeatNo, list: &[&str]) -> Outcome {
+pub(super) fn play(st: &mut State, seat: SeatNo, list: &[&str]) -> Outcome {
     Dazha::apply(
         st,
         seat,
@@ -102,7 +102,7 @@ fn pass(st: &mut State, seat: SeatNo) -> Outcome {
         .unwrap_or_else(|e| panic!("seat {seat} passing: {}", e.detail))
 }
 
-fn refused(st: &mut State, seat: SeatNo, action: Action) -> RuleError {
+pub(super) fn refused(st: &mut State, seat: SeatNo, action: Action) -> RuleError {
     let before = serde_json::to_value(&*st).unwrap();
     let err = Dazha::apply(st, seat, action, T0).expect_err("refused");
     assert_eq!(
@@ -113,7 +113,7 @@ fn refused(st: &mut State, seat: SeatNo, action: Action) -> RuleError {
     err
 }
 
-fn play_action(list: &[&str]) -> Action {
+pub(super) fn play_action(list: &[&str]) -> Action {
     Action::Play {
         cards: cards(list),
         reading: None,

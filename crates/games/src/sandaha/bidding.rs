@@ -3,6 +3,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::Rule;
 use super::SEATS;
 use crate::engine::{RuleError, SeatNo};
 
@@ -67,10 +68,14 @@ impl Bidding {
     pub fn bid(&mut self, seat: SeatNo, value: u32) -> Result<After, RuleError> {
         let next = self.next_bid();
         if value != next {
-            return Err(RuleError::illegal(format!(
-                "the only bid allowed now is {next}: the first bid is {OPENING_BID} and each \
-                 later one is 5 below the standing bid"
-            )));
+            return Err(RuleError::illegal(
+                Rule::BidMustBeNext,
+                format!(
+                    "the only bid allowed now is {next}: the first bid is {OPENING_BID} and each \
+                     later one is 5 below the standing bid"
+                ),
+                format!("现在只能叫 {next} 分：{OPENING_BID} 分起叫，之后每次比当前叫分低 5 分"),
+            ));
         }
         self.standing = Some((seat, value));
         if value <= LOWEST_BID {

@@ -7,6 +7,7 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::Rule;
 use crate::cards::{Card, Suit};
 use crate::engine::RuleError;
 use crate::trick::{self, EffSuit, Formation, LeadError, Order, Ranks};
@@ -89,25 +90,35 @@ pub fn check_lead(
         Err(e) => e,
     };
     if !matches!(err, LeadError::NotOneFormation) {
-        return Err(RuleError::illegal(err.to_string()));
+        return Err(err.refusal(hand, cards));
     }
     // The shared message forbids 甩牌 outright; here the banker may throw its trumps.
     if !cards.iter().all(|&c| order.is_trump(c)) {
         return Err(RuleError::illegal(
-            "a lead is a single, a pair or a tractor of one suit; only the banker may throw              (甩牌), and only all of its trumps",
-        ));
+            trick::Rule::LeadOneFormation,
+            "a lead is a single, a pair or a tractor of one suit; only the banker may throw \
+             (甩牌), and only all of its trumps",
+            "首家出牌须是同一门花色的单张、对子或拖拉机；只有庄家可以甩牌，而且只能甩全部主牌",
+        )
+        .with_cards(cards));
     }
     if !may_throw {
         return Err(RuleError::illegal(
+            Rule::ThrowNotAllowed,
             "甩牌 is only for the banker, once every defender has shown void in trumps: lead a \
              single, a pair or a tractor",
-        ));
+            "只有在闲家都没有主牌（报副）以后，庄家才可以甩牌：请出单张、对子或拖拉机",
+        )
+        .with_cards(cards));
     }
     let held = trumps(order, hand);
     if cards.len() != held {
         return Err(RuleError::illegal(
+            Rule::ThrowAllTrumps,
             "甩牌 plays all of your remaining trumps at once",
-        ));
+            "甩牌要把手里剩下的主牌一次全部打出",
+        )
+        .with_cards(cards));
     }
     Ok(Shape::Throw { cards: held })
 }

@@ -14,6 +14,9 @@ mod deal;
 mod follow;
 #[cfg(test)]
 mod result_tests;
+#[cfg(test)]
+mod rule_tests;
+mod rules;
 mod scoring;
 #[cfg(test)]
 mod tests;
@@ -25,11 +28,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
-use crate::engine::{Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Stage, data};
+use crate::engine::{
+    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Shared, Stage, codes_of, data,
+    with_shared_codes,
+};
 use crate::trick::{self, Order};
 
 pub use bidding::{Bidding, Call, LIMITED_FLOOR, LOWEST_BID, OPENING_BID, base_score};
 pub use follow::{RANKS, Shape, order};
+pub use rules::Rule;
 pub use scoring::Verdict;
 use view::events;
 pub use view::{BottomCapture, Legal, Summary, Trick, TrickPlay, View};
@@ -242,9 +249,19 @@ impl State {
     }
 }
 
-/// Refuses cards the seat lacks without naming any of them.
-fn not_held() -> RuleError {
-    RuleError::illegal("you do not hold all of these cards")
+/// Refuses cards the seat lacks without naming any of them in the sentences (`cards` holds
+/// those sent but not held).
+fn not_held(hand: &[Card], cards: &[Card]) -> RuleError {
+    RuleError::not_in_hand("you do not hold all of these cards", hand, cards)
+}
+
+/// Refuses an action between hands.
+fn no_hand() -> RuleError {
+    RuleError::not_your_turn(
+        Shared::NoHandInPlay,
+        "no hand is being played",
+        "现在没有正在进行的牌局",
+    )
 }
 
 /// Applies a bidding call and what follows from it.
@@ -297,30 +314,39 @@ fn play_cards(
     out: &mut Outcome,
 ) -> Result<Option<Outcome>, RuleError> {
     let hand_no = state.hand_no;
-    let h = state
-        .hand
-        .as_mut()
-        .ok_or_else(|| RuleError::not_your_turn("no hand is being played"))?;
+    let h = state.hand.as_mut().ok_or_else(no_hand)?;
     let Phase::Tricks {
         contract,
         trump,
         play,
     } = &mut h.phase
     else {
-        return Err(RuleError::illegal("it is not the time to play cards"));
+        return Err(RuleError::illegal(
+            Rule::ActionNotInPhase,
+            "it is not the time to play cards",
+            "现在还不是出牌的时候",
+        ));
     };
     let (contract, order) = (*contract, order(*trump));
     if cards.is_empty() {
-        return Err(RuleError::illegal("a play needs at least one card"));
+        return Err(RuleError::illegal(
+            trick::Rule::EmptyPlay,
+            "a play needs at least one card",
+            "出牌至少要出一张牌",
+        ));
     }
     if !holds_all(&h.hands[seat], &cards) {
-        return Err(not_held());
+        return Err(not_held(&h.hands[seat], &cards));
     }
     let hand = &h.hands[seat];
     let shape = match (play.current.shape, play.current.plays.first()) {
         (Some(shape), Some(lead)) => {
-            trick::is_legal_follow(&order, hand, &lead.cards, &cards)
-                .map_err(|e| RuleError::illegal(format!("有牌必跟: {e}")))?;
+            trick::is_legal_follow(&order, hand, &lead.cards, &cards).map_err(|e| {
+                let mut refusal = e.refusal(&order, hand, &lead.cards, &cards);
+                refusal.detail = format!("有牌必跟: {}", refusal.detail);
+                refusal.detail_zh = format!("有牌必跟：{}", refusal.detail_zh);
+                refusal
+            })?;
             if order.is_trump(lead.cards[0])
                 && seat != contract.banker
                 && cards.iter().any(|&c| !order.is_trump(c))
@@ -462,6 +488,10 @@ impl Game for Sandaha {
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
 
+    fn rule_codes() -> Vec<&'static str> {
+        with_shared_codes(codes_of::<Rule>().chain(codes_of::<trick::Rule>()))
+    }
+
     fn deck(_opts: &Options) -> Vec<Card> {
         let one: Vec<Card> = standard_deck(true)
             .into_iter()
@@ -544,13 +574,15 @@ impl Game for Sandaha {
         _ctx: Ctx,
     ) -> Result<Outcome, RuleError> {
         let Some(h) = state.hand.as_mut() else {
-            return Err(RuleError::not_your_turn("no hand is being played"));
+            return Err(no_hand());
         };
         let turn = h.phase.turn();
         if seat != turn {
-            return Err(RuleError::not_your_turn(format!(
-                "it is seat {turn}'s turn"
-            )));
+            return Err(RuleError::not_your_turn(
+                Shared::NotYourTurn,
+                format!("it is seat {turn}'s turn"),
+                format!("现在轮到 {turn} 号座位"),
+            ));
         }
         let mut out = Outcome::default();
         let ended = match (&mut h.phase, action) {
@@ -592,13 +624,15 @@ impl Game for Sandaha {
             }
             (Phase::Bury { contract, trump }, Action::Bury { cards }) => {
                 if cards.len() != BOTTOM {
-                    return Err(RuleError::illegal(format!(
-                        "bury exactly {BOTTOM} cards, not {}",
-                        cards.len()
-                    )));
+                    return Err(RuleError::illegal(
+                        Rule::MustBuryEight,
+                        format!("bury exactly {BOTTOM} cards, not {}", cards.len()),
+                        format!("埋底须埋 {BOTTOM} 张牌，不是 {} 张", cards.len()),
+                    )
+                    .with_cards(cards));
                 }
                 if !holds_all(&h.hands[seat], &cards) {
-                    return Err(not_held());
+                    return Err(not_held(&h.hands[seat], &cards));
                 }
                 remove_cards(&mut h.hands[seat], &cards);
                 let mut cards = cards;
@@ -662,20 +696,27 @@ impl Game for Sandaha {
             }
             (Phase::Trump { .. } | Phase::Bury { .. }, Action::Surrender {}) => {
                 return Err(RuleError::illegal(
+                    Rule::SurrenderAfterBury,
                     "surrender comes after naming the trump and burying 8 cards",
+                    "定主并埋底 8 张以后才能投降",
                 ));
             }
             (phase, _) => {
-                return Err(RuleError::illegal(format!(
-                    "that action does not fit now: {}",
-                    match phase {
-                        Phase::Bidding(_) => "bid or pass",
-                        Phase::Trump { .. } => "name the trump suit (or null for none)",
-                        Phase::Bury { .. } => "bury 8 cards",
-                        Phase::Decide { .. } => "surrender or play on",
-                        Phase::Tricks { .. } => "play cards",
-                    }
-                )));
+                let (en, zh) = match phase {
+                    Phase::Bidding(_) => ("bid or pass", "请叫分或不叫"),
+                    Phase::Trump { .. } => (
+                        "name the trump suit (or null for none)",
+                        "请定主花色（也可以不选，只有恒主）",
+                    ),
+                    Phase::Bury { .. } => ("bury 8 cards", "请埋底 8 张"),
+                    Phase::Decide { .. } => ("surrender or play on", "请选择投降或继续打"),
+                    Phase::Tricks { .. } => ("play cards", "请出牌"),
+                };
+                return Err(RuleError::illegal(
+                    Rule::ActionNotInPhase,
+                    format!("that action does not fit now: {en}"),
+                    format!("现在不能这样做：{zh}"),
+                ));
             }
         };
         if let Some(end) = ended {

@@ -94,6 +94,7 @@ pub(super) fn refused(st: &mut State, seat: SeatNo, action: Action) -> RuleError
         before,
         "state unchanged"
     );
+    crate::engine::checks::refusal::<Sandaha>(&err);
     err
 }
 
@@ -220,7 +221,7 @@ fn own_hand_is_sorted_strongest_first() {
 // ---- banker's turn ---------------------------------------------------------------------------
 
 /// A dealt hand where `banker` won the bidding at 90 and has named no trump yet.
-fn banker_named(banker: SeatNo) -> State {
+pub(super) fn banker_named(banker: SeatNo) -> State {
     let mut st = dealt_hand();
     st.hand.as_mut().unwrap().first_bidder = banker;
     st.hand.as_mut().unwrap().phase = Phase::Bidding(Bidding::new(banker));
@@ -627,7 +628,7 @@ fn points_count_only_for_tricks_a_defender_wins() {
 
 // ---- 甩牌 -------------------------------------------------------------------------------------
 
-fn throw_table() -> State {
+pub(super) fn throw_table() -> State {
     at_play(
         [
             &["RJ", "7H", "2S", "AH", "AS"],
@@ -964,7 +965,7 @@ fn assert_within(v: &Value, public: &[Card], what: &str) {
     );
 }
 
-fn random_subset(rng: &mut Rng, from: &[Card], n: usize) -> Vec<Card> {
+pub(super) fn random_subset(rng: &mut Rng, from: &[Card], n: usize) -> Vec<Card> {
     let mut pool = from.to_vec();
     let mut out = Vec::new();
     while out.len() < n && !pool.is_empty() {
@@ -974,7 +975,7 @@ fn random_subset(rng: &mut Rng, from: &[Card], n: usize) -> Vec<Card> {
 }
 
 /// A random attempt at a play: often illegal, which `apply` must refuse.
-fn random_play(rng: &mut Rng, st: &State, seat: SeatNo) -> Vec<Card> {
+pub(super) fn random_play(rng: &mut Rng, st: &State, seat: SeatNo) -> Vec<Card> {
     let h = st.hand.as_ref().unwrap();
     let Phase::Tricks { trump, play, .. } = &h.phase else {
         unreachable!()

@@ -6,6 +6,7 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::{Empty, Phase, Playing, SEATS, State, data};
+use super::{Rule, no_hand};
 use crate::cards::{Card, Suit, holds_all};
 use crate::engine::{Event, Outcome, RuleError, SeatNo};
 
@@ -87,29 +88,49 @@ pub(super) fn declare(
     out: &mut Outcome,
 ) -> Result<(), RuleError> {
     let Some(h) = state.hand.as_mut() else {
-        return Err(RuleError::illegal("no hand is being played"));
+        return Err(no_hand());
     };
     let Phase::Declaring(d) = &mut h.phase else {
         return Err(RuleError::illegal(
+            Rule::ActionNotInPhase,
             "the declaration phase is over: play your cards",
+            "叫主已经结束：请出牌",
         ));
     };
-    let (suit, count) = reading(cards)
-        .ok_or_else(|| RuleError::illegal("a declaration shows 1 to 4 identical 2s of one suit"))?;
+    let (suit, count) = reading(cards).ok_or_else(|| {
+        RuleError::illegal(
+            Rule::DeclareIdenticalTwos,
+            "a declaration shows 1 to 4 identical 2s of one suit",
+            "叫主要亮出同一花色的 1 到 4 张相同的 2",
+        )
+        .with_cards(cards)
+    })?;
     if !holds_all(&h.hands[seat], cards) {
-        return Err(RuleError::illegal("you do not hold those cards"));
+        return Err(RuleError::not_in_hand(
+            "you do not hold those cards",
+            &h.hands[seat],
+            cards,
+        ));
     }
     if let Some(s) = d.standing {
         if s.seat == seat {
             return Err(RuleError::illegal(
+                Rule::NoSelfOverride,
                 "you may not override your own declaration (不能自反主)",
-            ));
+                "不能反自己叫的主（不能自反主）",
+            )
+            .with_cards(cards));
         }
         if count <= s.count {
-            return Err(RuleError::illegal(format!(
-                "the standing declaration shows {} cards: show more to override it",
-                s.count
-            )));
+            return Err(RuleError::illegal(
+                Rule::DeclareMoreToOverride,
+                format!(
+                    "the standing declaration shows {} cards: show more to override it",
+                    s.count
+                ),
+                format!("现在的主亮了 {} 张：要反主须亮出更多张", s.count),
+            )
+            .with_cards(cards));
         }
     }
     d.standing = Some(Declaration { seat, suit, count });
@@ -128,11 +149,13 @@ pub(super) fn pass(state: &mut State, seat: SeatNo, out: &mut Outcome) -> Result
     let hand_no = state.hand_no;
     let known_dealer = state.next_dealer;
     let Some(h) = state.hand.as_mut() else {
-        return Err(RuleError::illegal("no hand is being played"));
+        return Err(no_hand());
     };
     let Phase::Declaring(d) = &mut h.phase else {
         return Err(RuleError::illegal(
+            Rule::ActionNotInPhase,
             "passing is only for the declaration phase: play your cards",
+            "只有叫主时才能不叫：请出牌",
         ));
     };
     d.passes += 1;

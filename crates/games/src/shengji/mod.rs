@@ -12,6 +12,9 @@ mod deck_tests;
 mod declare;
 mod levels;
 #[cfg(test)]
+mod rule_tests;
+mod rules;
+#[cfg(test)]
 mod tests;
 mod view;
 
@@ -21,11 +24,15 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use crate::cards::{Card, Suit, remove_cards, standard_deck};
-use crate::engine::{Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Stage, data};
+use crate::engine::{
+    Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Shared, Stage, codes_of, data,
+    with_shared_codes,
+};
 use crate::trick::{self, Order, Ranks};
 
 pub use declare::Declaration;
 pub use levels::{STEP, level_change, next_dealer, team};
+pub use rules::Rule;
 pub use view::{DeclareOption, Legal, Shape, Summary, TrickView, View};
 
 pub struct Shengji;
@@ -155,27 +162,37 @@ impl HandState {
     }
 }
 
+/// Refuses an action between hands.
+fn no_hand() -> RuleError {
+    RuleError::illegal(
+        Shared::NoHandInPlay,
+        "no hand is being played",
+        "现在没有正在进行的牌局",
+    )
+}
+
 impl State {
     /// Plays `cards` for `seat` in the playing phase.
     fn play(&mut self, seat: SeatNo, cards: Vec<Card>, out: &mut Outcome) -> Result<(), RuleError> {
         let Some(h) = self.hand.as_mut() else {
-            return Err(RuleError::illegal("no hand is being played"));
+            return Err(no_hand());
         };
         let Phase::Playing(p) = &mut h.phase else {
             return Err(RuleError::illegal(
+                Rule::ActionNotInPhase,
                 "trumps are still being declared: declare or pass",
+                "还在叫主：请叫主或不叫",
             ));
         };
         let order = p.order();
         let hand = &h.hands[seat];
         match p.trick.first() {
             None => {
-                trick::check_lead(&order, hand, &cards)
-                    .map_err(|e| RuleError::illegal(e.to_string()))?;
+                trick::check_lead(&order, hand, &cards).map_err(|e| e.refusal(hand, &cards))?;
             }
             Some(lead) => {
                 trick::is_legal_follow(&order, hand, &lead.cards, &cards)
-                    .map_err(|e| RuleError::illegal(e.to_string()))?;
+                    .map_err(|e| e.refusal(&order, hand, &lead.cards, &cards))?;
             }
         }
         remove_cards(&mut h.hands[seat], &cards).expect("checked above");
@@ -294,6 +311,10 @@ impl Game for Shengji {
     const COIN_ROOMS: bool = true;
     const FIXED_PARTNERS: bool = true;
 
+    fn rule_codes() -> Vec<&'static str> {
+        with_shared_codes(codes_of::<Rule>().chain(codes_of::<trick::Rule>()))
+    }
+
     fn deck(_opts: &Options) -> Vec<Card> {
         (0..DECKS).flat_map(|_| standard_deck(true)).collect()
     }
@@ -390,9 +411,11 @@ impl Game for Shengji {
         _ctx: Ctx,
     ) -> Result<Outcome, RuleError> {
         if !Self::to_act(state).contains(&seat) {
-            return Err(RuleError::not_your_turn(format!(
-                "it is not seat {seat}'s turn"
-            )));
+            return Err(RuleError::not_your_turn(
+                Shared::NotYourTurn,
+                format!("it is not seat {seat}'s turn"),
+                format!("现在不轮到 {seat} 号座位"),
+            ));
         }
         let mut out = Outcome::default();
         match action {

@@ -11,7 +11,7 @@ use crate::hand;
 use crate::test_rng::Rng;
 use crate::trick::{Formation, best_follow, classify, is_legal_follow};
 
-fn at(ms: i64) -> Ctx {
+pub(super) fn at(ms: i64) -> Ctx {
     Ctx { now_ms: ms }
 }
 
@@ -21,7 +21,7 @@ fn c(s: &str) -> Card {
 
 /// A deck in dealing order in which each seat gets the listed cards (the rest shuffled by
 /// `seed`): card i goes to seat i mod 4.
-fn rigged(wants: [&[&str]; 4], seed: u64) -> Vec<Card> {
+pub(super) fn rigged(wants: [&[&str]; 4], seed: u64) -> Vec<Card> {
     let mut rest = Shengji::deck(&Options::default());
     let mut hands: [Vec<Card>; 4] = Default::default();
     for (seat, want) in wants.iter().enumerate() {
@@ -45,11 +45,11 @@ fn rigged(wants: [&[&str]; 4], seed: u64) -> Vec<Card> {
     (0..216).map(|i| hands[i % 4][i / 4]).collect()
 }
 
-fn shuffled(seed: u64) -> Vec<Card> {
+pub(super) fn shuffled(seed: u64) -> Vec<Card> {
     rigged([&[], &[], &[], &[]], seed)
 }
 
-fn started(deck: Vec<Card>) -> State {
+pub(super) fn started(deck: Vec<Card>) -> State {
     let mut s = Shengji::new_match(Options::default(), 4);
     Shengji::start_hand(
         &mut s,
@@ -72,7 +72,7 @@ fn pass(s: &mut State, seat: SeatNo) {
     Shengji::apply(s, seat, Action::Pass {}, at(1)).unwrap();
 }
 
-fn playing(s: &State) -> &Playing {
+pub(super) fn playing(s: &State) -> &Playing {
     match &s.hand.as_ref().unwrap().phase {
         Phase::Playing(p) => p,
         Phase::Declaring(_) => panic!("still declaring"),
@@ -534,7 +534,7 @@ fn check_secrecy(s: &State, events: &[Event]) {
 }
 
 /// A random lead: some copies of a random card, or a tractor the hand holds.
-fn random_lead(rng: &mut Rng, order: &Order, hand: &[Card]) -> Vec<Card> {
+pub(super) fn random_lead(rng: &mut Rng, order: &Order, hand: &[Card]) -> Vec<Card> {
     let card = hand[rng.below(hand.len())];
     let held = hand.iter().filter(|&&x| x == card).count();
     let k = 1 + rng.below(held);

@@ -11,6 +11,7 @@ mod follow;
 #[cfg(test)]
 mod follow_tests;
 mod formation;
+mod rules;
 #[cfg(test)]
 mod tests;
 
@@ -24,6 +25,7 @@ pub use follow::{
     score as follow_score,
 };
 pub use formation::{Formation, LeadError, check_lead, classify, contends, trick_winner};
+pub use rules::Rule;
 
 /// The ranks a game treats specially, the same in every hand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
