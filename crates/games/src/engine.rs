@@ -10,6 +10,7 @@
 //!
 //! `docs/architecture.md` shows how each of the five games maps onto this trait.
 
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
@@ -454,6 +455,13 @@ pub trait Game: 'static {
     fn view(state: &Self::State, viewer: Option<SeatNo>) -> Self::View;
     /// The actions `seat` may send now.
     fn legal_actions(state: &Self::State, seat: SeatNo) -> Vec<Self::Legal>;
+
+    /// The JSON Schema of the `data` of every event kind the game emits, by kind, each made by
+    /// [`schema`] from the type the data is serialized from (`hand_end` / `settlement` from
+    /// [`Game::Summary`]). A kind emitted with different shapes has one schema covering them
+    /// all. Kept next to the game's `events` types; the random-match test fails on an event
+    /// whose kind is missing here or whose data does not validate.
+    fn event_schemas() -> BTreeMap<&'static str, Value>;
 }
 
 /// Reads a game's options from the client's JSON: `null` is `{}`, and a refusal names the field
@@ -550,6 +558,8 @@ pub struct GameSchemas {
     pub state: Value,
     pub legal_action: Value,
     pub last_result: Value,
+    /// Event kind → JSON Schema of that event's `data` ([`Game::event_schemas`]).
+    pub events: BTreeMap<&'static str, Value>,
 }
 
 /// A view rendered for one viewer: the game's `state` as JSON text, and what the platform's
@@ -634,7 +644,8 @@ fn to_raw<T: Serialize>(t: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(t).expect("game types serialize to JSON")
 }
 
-fn schema<T: JsonSchema>() -> Value {
+/// The JSON Schema of a client-facing type, as every part of [`GameSchemas`] is made.
+pub fn schema<T: JsonSchema>() -> Value {
     to_value(&schemars::schema_for!(T))
 }
 
@@ -681,6 +692,7 @@ where
             state: schema::<G::View>(),
             legal_action: schema::<G::Legal>(),
             last_result: schema::<G::Summary>(),
+            events: G::event_schemas(),
         }
     }
     fn rule_codes(&self) -> Vec<&'static str> {

@@ -7,6 +7,8 @@ pub mod chehuzi;
 pub mod chexuan;
 pub mod dazha;
 pub mod engine;
+#[cfg(test)]
+mod event_check;
 pub mod fixtures;
 #[cfg(test)]
 mod golden;

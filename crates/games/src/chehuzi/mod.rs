@@ -21,8 +21,11 @@ mod scoring;
 mod tests;
 mod win;
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::cards::Card;
 use crate::engine::{
@@ -478,24 +481,23 @@ impl HandState {
             return Next::Window(w);
         };
         let name = if kind == Kind::Ti { "ti" } else { "wei" };
+        let shown = events::Laid {
+            card: Some(card_of(c)),
+            dealt: false,
+        };
         if hidden {
-            out.events.push(Event::private(
-                name,
-                s,
-                data(&events::OneCard { card: card_of(c) }),
-            ));
+            out.events.push(Event::private(name, s, data(&shown)));
             out.events.push(Event {
                 kind: name,
                 seat: Some(s),
-                data: data(&events::Nothing {}),
+                data: data(&events::Laid {
+                    card: None,
+                    dealt: false,
+                }),
                 to: Visibility::Seats((0..SEATS).filter(|&x| x != s).collect()),
             });
         } else {
-            out.events.push(Event::public(
-                name,
-                Some(s),
-                data(&events::OneCard { card: card_of(c) }),
-            ));
+            out.events.push(Event::public(name, Some(s), data(&shown)));
         }
         let quad = kind == Kind::Ti;
         if quad {
@@ -705,14 +707,18 @@ impl State {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum End {
+    /// A seat won (胡).
     Win,
+    /// 荒庄: the stock ran out with no winner.
     Huangzhuang,
+    /// A seat left during the hand (逃跑).
     Escape,
 }
 
 /// A meld of the winning hand.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WinMeld {
+    /// What kind of 门子 it is.
     pub kind: Kind,
     /// The cards, W included.
     pub cards: Vec<Card>,
@@ -720,20 +726,27 @@ pub struct WinMeld {
     pub stands_for: Vec<Card>,
 }
 
+/// How the winner won.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct WinSummary {
+    /// The card the hand won on.
     pub card: Card,
     /// Won on the winner's own draw.
     pub self_drawn: bool,
     /// The 7 门子.
     pub melds: Vec<WinMeld>,
+    /// 胡息 of the 7 门子 (at least 15).
     pub huxi: u32,
     /// Red cards among the 7 门子 (W as what it stands for).
     pub reds: u32,
+    /// 囤 the 胡息 are worth.
     pub tun: i64,
+    /// The 醒 card: the next number after the stock's next card (翻醒), or the winning card
+    /// itself (跟醒); null when 翻醒 found the stock empty.
     pub xing_card: Option<Card>,
     /// 醒: copies of the 醒 card in the 7 门子.
     pub xing: i64,
+    /// The 名堂 the win scored.
     pub mingtang: Vec<Mingtang>,
     /// The product of the 名堂.
     pub fan: i64,
@@ -744,14 +757,21 @@ pub struct WinSummary {
 /// The settlement of a hand, shown to everyone as `last_result`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Summary {
+    /// The hand's number in the match, from 1.
     pub hand_no: u32,
+    /// The hand's dealer (庄家).
     pub dealer: SeatNo,
+    /// How the hand ended.
     pub end: End,
+    /// The seat that won; null unless `end` is `win`.
     pub winner: Option<SeatNo>,
+    /// How the winner won; null unless `end` is `win`.
     pub win: Option<WinSummary>,
     /// 荒庄: the W each seat held.
     pub wilds: Option<Vec<i64>>,
+    /// The seat that escaped; null unless `end` is `escape`.
     pub escaped: Option<SeatNo>,
+    /// How long the hand had lasted when the seat escaped, in milliseconds; null otherwise.
     pub lasted_ms: Option<i64>,
     /// Points of each seat (escape bonus included).
     pub points: Vec<i64>,
@@ -1028,8 +1048,8 @@ impl Game for Chehuzi {
                     out.events.push(Event::public(
                         "ti",
                         Some(s),
-                        data(&events::DealtTi {
-                            card: card_of(f),
+                        data(&events::Laid {
+                            card: Some(card_of(f)),
                             dealt: true,
                         }),
                     ));
@@ -1386,5 +1406,9 @@ impl Game for Chehuzi {
                 out
             }
         }
+    }
+
+    fn event_schemas() -> BTreeMap<&'static str, Value> {
+        events::schemas()
     }
 }

@@ -7,6 +7,7 @@ use super::melds::{chi_kind, huxi};
 use super::scoring::{Taken, WinCase, best_win, fan_xing, huangzhuang, tun};
 use super::*;
 use crate::engine::{RuleErrorKind, parse_options};
+use crate::event_check::{EventCheck, Plan, play_match};
 use crate::shuffle::shuffle;
 use crate::test_rng::Rng;
 
@@ -1023,6 +1024,50 @@ fn bot_discards_the_card_least_useful_to_melds() {
         0,
     );
     assert_eq!(Chehuzi::bot_action(&st, 0), discard("b8"));
+}
+
+// ---------------------------------------------------------------- event schemas
+
+/// A random legal move of `seat`: the bot's, or one of its legal actions made concrete.
+fn random_move(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
+    if rng.chance(40) {
+        return Chehuzi::bot_action(st, seat);
+    }
+    let legal = Chehuzi::legal_actions(st, seat);
+    match &legal[rng.below(legal.len())] {
+        Legal::Discard { cards } => Action::Discard {
+            card: cards[rng.below(cards.len())],
+        },
+        Legal::Chi { options } => Action::Chi {
+            melds: options[rng.below(options.len())].clone(),
+        },
+        Legal::Peng {} => Action::Peng {},
+        Legal::Hu {} => Action::Hu {},
+        Legal::Pass {} => Action::Pass {},
+    }
+}
+
+/// Whole matches of random legal moves, escapes and leaves, with 2 and 4 王霸 and both kinds of
+/// 醒: every event's kind has a schema in `event_schemas`, its data is valid against it, and
+/// every kind is seen.
+#[test]
+fn every_event_of_random_matches_matches_its_schema() {
+    let mut check = EventCheck::new::<Chehuzi>();
+    let mut rng = Rng(13);
+    for m in 0..16 {
+        let o = opts(json!({
+            "kings": if m % 2 == 0 { 2 } else { 4 },
+            "xing": if m % 4 < 2 { "fan" } else { "gen" },
+        }));
+        let plan = Plan {
+            options: &o,
+            seats: 3,
+            hands: 4,
+            leaves: true,
+        };
+        play_match::<Chehuzi>(&mut check, &mut rng, plan, random_move, |_, _| vec![0; 3]);
+    }
+    check.all_seen(&[]);
 }
 
 proptest::proptest! {

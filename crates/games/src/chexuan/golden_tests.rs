@@ -98,4 +98,6 @@ fn the_schemas_describe_the_typed_surfaces() {
         "{}",
         s.last_result
     );
+    assert_eq!(s.events["left"]["properties"]["escape"]["type"], "boolean");
+    assert_eq!(s.events["settlement"], s.last_result);
 }

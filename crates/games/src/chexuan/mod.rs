@@ -27,10 +27,12 @@ mod settle;
 mod tests;
 mod view;
 
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::cards::Card;
 use crate::engine::{
@@ -663,5 +665,9 @@ impl Game for Chexuan {
             }
             HandPhase::Showdown => vec![Legal::Split],
         }
+    }
+
+    fn event_schemas() -> BTreeMap<&'static str, Value> {
+        events::schemas()
     }
 }

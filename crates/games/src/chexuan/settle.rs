@@ -20,10 +20,14 @@ pub enum Standing {
     Uncontested,
 }
 
+/// Coins one seat collected from another in the settlement.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct Transfer {
+    /// The seat that paid.
     pub from: SeatNo,
+    /// The seat that collected.
     pub to: SeatNo,
+    /// Coins moved.
     pub amount: i64,
 }
 

@@ -2,6 +2,7 @@
 //! escapes and views, and a long random run that checks the invariants after every step.
 
 use crate::engine::{coins_at_table, parse_options, view_json};
+use crate::event_check::{EventCheck, Plan, play_match};
 use crate::test_rng::Rng;
 use std::collections::HashSet;
 
@@ -1458,6 +1459,69 @@ fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
         }
     }
     other
+}
+
+// ---------------------------------------------------------------- event schemas
+
+/// A random legal move of `seat`: the bot's, or one of its legal actions made concrete.
+fn random_move(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
+    if rng.chance(40) {
+        return Chexuan::bot_action(st, seat);
+    }
+    let legal = Chexuan::legal_actions(st, seat);
+    if let Legal::SetBobo { min, max } = legal[0] {
+        // Sitting out now and then, not every other hand.
+        return if rng.chance(10) {
+            Action::SitOut {}
+        } else {
+            Action::SetBobo {
+                amount: rng.range(min, max),
+            }
+        };
+    }
+    match &legal[rng.below(legal.len())] {
+        Legal::SetBobo { .. } | Legal::SitOut => unreachable!("the 簸簸 phase is answered above"),
+        Legal::Check => Action::Check {},
+        Legal::Call { .. } => Action::Call {},
+        Legal::Raise { min, max } => Action::Raise {
+            to: rng.range(*min, *max),
+        },
+        Legal::AllIn { .. } => Action::AllIn {},
+        Legal::Fold => Action::Fold {},
+        Legal::Split => Chexuan::auto_action(st, seat),
+    }
+}
+
+/// Whole matches of random legal moves, escapes and leaves: every event's kind has a schema in
+/// `event_schemas`, its data is valid against it, and every kind is seen. The last deal of each
+/// match finds too few wallets holding `min_bobo`, which ends it.
+#[test]
+fn every_event_of_random_matches_matches_its_schema() {
+    let mut check = EventCheck::new::<Chexuan>();
+    let mut rng = Rng(7);
+    for m in 0..20 {
+        let seats = 2 + m % 5;
+        let options = opts(json!({ "ante": rng.range(1, 20), "min_bobo": 100 }));
+        let hands = 4 + rng.below(4) as u32;
+        let plan = Plan {
+            options: &options,
+            seats,
+            hands,
+            leaves: true,
+        };
+        play_match::<Chexuan>(&mut check, &mut rng, plan, random_move, |n, rng| {
+            (0..seats)
+                .map(|_| {
+                    if n + 1 < hands {
+                        rng.range(50, 3_000)
+                    } else {
+                        0
+                    }
+                })
+                .collect()
+        });
+    }
+    check.all_seen(&[]);
 }
 
 proptest::proptest! {

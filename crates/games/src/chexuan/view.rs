@@ -79,11 +79,15 @@ pub struct HandSeat {
 /// A split as shown: each half strongest first, with its name.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct SplitView {
+    /// The head (头), the stronger half, strongest card first.
     pub head: Vec<Card>,
+    /// The head's name: a named pair (`天牌`, `天杠`, …) or its points (`9点`).
     pub head_name: String,
     /// The server swapped the halves because the head sent was the weaker.
     pub swapped: bool,
+    /// The tail (尾), the weaker half, strongest card first.
     pub tail: Vec<Card>,
+    /// The tail's name: a named pair (`天牌`, `天杠`, …) or its points (`9点`).
     pub tail_name: String,
 }
 
@@ -92,7 +96,9 @@ pub struct SplitView {
 pub struct ShownHand {
     #[serde(flatten)]
     pub split: SplitView,
+    /// `三花十` or `三花六` when the four cards make one (compared with nobody); else null.
     pub sanhua: Option<&'static str>,
+    /// The seat that held the hand.
     pub seat: SeatNo,
 }
 
@@ -185,113 +191,196 @@ pub enum Legal {
 /// The settlement of a hand (`HandResult::detail`, the `settlement` event, `last_result`).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Summary {
+    /// 基本积分 of the hand.
     pub base_points: i64,
     /// Every (winner, loser) pair, whether or not coins moved between them.
     pub beats: Vec<Beat>,
+    /// The seat that dealt the hand.
     pub dealer: SeatNo,
+    /// Whether the hand ended as a draw (a round everyone checked, or fewer than two seats left
+    /// to play): every 簸簸 goes back.
     pub draw: bool,
+    /// How the hand ended.
     pub ending: Ending,
+    /// The escape that ended the hand, if one did.
     pub escape: Option<Escape>,
     /// The hands revealed at a showdown; empty without one.
     pub hands: Vec<ShownHand>,
     /// Each seat's net coin change.
     pub net: Vec<i64>,
+    /// The seat that deals the next hand (尾大吃皮: the first to collect).
     pub next_dealer: SeatNo,
+    /// Each seat's 积分 change.
     pub points: Vec<i64>,
+    /// What each seat put in during the hand, ante included.
     pub put_in: Vec<i64>,
     /// What each collected from each.
     pub transfers: Vec<Transfer>,
 }
 
+/// One seat beating another in the settlement.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Beat {
+    /// The seat beaten.
     pub loser: SeatNo,
+    /// The seat that beat it.
     pub winner: SeatNo,
 }
 
+/// An escape (逃跑): the leaver pays the table total.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
 pub struct Escape {
+    /// 积分 each other seat still in the hand gains (the hand had lasted 30 s), else 0.
     pub bonus_points: i64,
+    /// Coins of the penalty taken from the leaver's 簸簸.
     pub from_bobo: i64,
+    /// Coins of the penalty taken from the leaver's wallet, after the 簸簸 ran out.
     pub from_wallet: i64,
+    /// The seat that escaped.
     pub seat: SeatNo,
+    /// Everything put in at the table when it left: the penalty due.
     pub table_total: i64,
 }
 
-/// Data of the events (`Event::data`), one type per shape.
+/// Data of the events (`Event::data`), one type per shape. Events are public unless said.
 pub mod events {
-    use super::*;
+    use std::collections::BTreeMap;
 
-    /// Events whose seat says it all (`bobo_set`, `sat_out`, `check`, `fold`, `split`).
-    #[derive(Serialize)]
+    use serde_json::Value;
+
+    use super::*;
+    use crate::engine::schema;
+
+    /// Events whose kind and seat say it all: `bobo_set` (the seat set its 簸簸; the amount
+    /// stays hidden until every seat has set), `sat_out` (the seat sits this hand out) and
+    /// `split` (the seat has sent its split; the halves stay hidden until the showdown).
+    #[derive(Serialize, JsonSchema)]
     pub struct Nothing {}
 
-    #[derive(Serialize)]
+    /// `hand_start`: a hand begins; every seat with `playing` true now sets its 簸簸 or sits out.
+    #[derive(Serialize, JsonSchema)]
     pub struct HandStart {
+        /// 基本积分 of this hand: what one level of 积分 is worth.
         pub base_points: i64,
+        /// The seat that deals this hand and is dealt first.
         pub dealer: SeatNo,
+        /// The hand's number in the match, from 1.
         pub hand_no: u32,
+        /// By seat: whether the seat's wallet holds at least `min_bobo`, so it may play.
         pub playing: Vec<bool>,
     }
 
-    #[derive(Serialize)]
+    /// `match_over`: no hand can be dealt because fewer than two seats hold `min_bobo` coins.
+    #[derive(Serialize, JsonSchema)]
     pub struct MatchOver {
+        /// By seat: whether the seat could still have played.
         pub playing: Vec<bool>,
+        /// Why the match is over, in words.
         pub reason: &'static str,
     }
 
-    #[derive(Serialize)]
+    /// `antes`: every seat has set its 簸簸 (now shown) and each playing seat posts the ante
+    /// from it.
+    #[derive(Serialize, JsonSchema)]
     pub struct Antes {
+        /// The ante (底皮) each playing seat put in.
         pub ante: i64,
+        /// By seat: the 簸簸 it set; null for a seat not in the hand.
         pub bobos: Vec<Option<i64>>,
     }
 
-    #[derive(Serialize)]
+    /// `dealt`, private to its seat: the seat's two hidden cards.
+    #[derive(Serialize, JsonSchema)]
     pub struct Dealt {
+        /// The hidden cards, strongest first.
         pub cards: Vec<Card>,
     }
 
-    #[derive(Serialize)]
+    /// `hidden_dealt`: everyone sees that the hidden cards were dealt, and to whom.
+    #[derive(Serialize, JsonSchema)]
     pub struct HiddenDealt {
+        /// Hidden cards dealt to each seat (2).
         pub count: usize,
+        /// The seats dealt in, in dealing order (the dealer first).
         pub order: Vec<SeatNo>,
     }
 
-    #[derive(Serialize)]
+    /// `round`: a betting round opens.
+    #[derive(Serialize, JsonSchema)]
     pub struct Round {
+        /// The betting round, 1 to 3.
         pub round: u8,
+        /// The seat that speaks first.
         pub turn: Option<SeatNo>,
     }
 
-    /// A betting action: `to` for a raise or 敲, `amount` for what it put in.
-    #[derive(Serialize)]
+    /// A betting action, its kind the action taken: `check` (休), `raise` (大), `call` (跟),
+    /// `all_in` (敲) or `fold` (丢), its seat the seat that acted.
+    #[derive(Serialize, JsonSchema)]
     pub struct Bet {
+        /// Coins the action put in (`raise`, `call`, `all_in`); absent for `check` and `fold`.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub amount: Option<i64>,
+        /// The seat's 簸簸 left after the action.
         pub left: i64,
+        /// All the seat has put in this hand, ante included.
         pub put_in: i64,
+        /// The seat's total for this round after a `raise` or `all_in`; absent otherwise.
         #[serde(skip_serializing_if = "Option::is_none")]
         pub to: Option<i64>,
     }
 
-    #[derive(Serialize)]
+    /// `face_up`: a card dealt face up to the event's seat between betting rounds.
+    #[derive(Serialize, JsonSchema)]
     pub struct FaceUp {
+        /// The card, seen by everyone.
         pub card: Card,
+        /// Which of the seat's four cards it is: 3 or 4.
         pub card_no: u8,
     }
 
-    #[derive(Serialize)]
+    /// `showdown_begins`: the betting is over; the seats still in must split their cards.
+    #[derive(Serialize, JsonSchema)]
     pub struct ShowdownBegins {
+        /// The seats that must split.
         pub seats: Vec<SeatNo>,
     }
 
-    #[derive(Serialize)]
+    /// `showdown`: every split is in and the hands are revealed.
+    #[derive(Serialize, JsonSchema)]
     pub struct Showdown<'a> {
+        /// Each revealed hand, in seat order.
         pub hands: &'a [ShownHand],
     }
 
-    #[derive(Serialize)]
+    /// `left`: the event's seat left the table.
+    #[derive(Serialize, JsonSchema)]
     pub struct Left {
+        /// Whether it left a hand it was still in (逃跑), which ends the hand as an escape.
         pub escape: bool,
+    }
+
+    /// Every event kind's data schema (`Game::event_schemas`).
+    pub fn schemas() -> BTreeMap<&'static str, Value> {
+        let mut m = BTreeMap::from([
+            ("match_over", schema::<MatchOver>()),
+            ("hand_start", schema::<HandStart>()),
+            ("bobo_set", schema::<Nothing>()),
+            ("sat_out", schema::<Nothing>()),
+            ("antes", schema::<Antes>()),
+            ("dealt", schema::<Dealt>()),
+            ("hidden_dealt", schema::<HiddenDealt>()),
+            ("round", schema::<Round>()),
+            ("face_up", schema::<FaceUp>()),
+            ("showdown_begins", schema::<ShowdownBegins>()),
+            ("split", schema::<Nothing>()),
+            ("showdown", schema::<Showdown<'static>>()),
+            ("settlement", schema::<Summary>()),
+            ("left", schema::<Left>()),
+        ]);
+        for kind in ["check", "raise", "call", "all_in", "fold"] {
+            m.insert(kind, schema::<Bet>());
+        }
+        m
     }
 }

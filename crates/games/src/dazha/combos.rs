@@ -232,6 +232,7 @@ pub struct ComboView {
     /// Cards in a bomb.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub size: Option<u8>,
+    /// What kind of combination it is.
     #[serde(rename = "type")]
     pub kind: Kind,
 }

@@ -16,10 +16,12 @@ mod scoring;
 mod tests;
 mod view;
 
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::cards::{Card, Suit, standard_deck};
 use crate::engine::{
@@ -33,7 +35,7 @@ use combos::{Counts, empty_play, jokers_playable, points_of, strands_joker};
 pub use rules::Rule;
 use scoring::{BombPlayed, SEATS, settle_played, settle_tanpai, tanpai, teams};
 pub use scoring::{Escape, Played, ScoredBomb, Shown, Summary, Tanpai, Teams};
-use view::events;
+use view::events::{self, Partners};
 pub use view::{Legal, PlayView, RoundEntry, RoundView, SeatView, View};
 
 pub struct Dazha;
@@ -481,7 +483,7 @@ impl State {
 /// their holders play together and the seat dealt the first 3S leads (谁先抓到黑桃3为先手);
 /// one seat holding both makes opposite seats partners and leads itself. It reads the deck, not
 /// the hands, because the hands are sorted after the deal and lose the dealing order.
-fn draw_partners(deck: &[Card]) -> ([u8; SEATS], SeatNo, &'static str) {
+fn draw_partners(deck: &[Card]) -> ([u8; SEATS], SeatNo, Partners) {
     let three_spades = Card::new(3, Suit::S);
     let holders: Vec<SeatNo> = deck
         .iter()
@@ -494,11 +496,11 @@ fn draw_partners(deck: &[Card]) -> ([u8; SEATS], SeatNo, &'static str) {
         [a, b] if a != b => {
             let with = |s: SeatNo| s == a || s == b;
             let team_of = std::array::from_fn(|s| u8::from(with(s) != with(0)));
-            (team_of, a, "spade_three_holders")
+            (team_of, a, Partners::SpadeThreeHolders)
         }
-        [a, ..] => (opposite, a, "one_seat_holds_both"),
+        [a, ..] => (opposite, a, Partners::OneSeatHoldsBoth),
         // Only a malformed fixed deck lacks the 3S; seat 0 leads then.
-        [] => (opposite, 0, "one_seat_holds_both"),
+        [] => (opposite, 0, Partners::OneSeatHoldsBoth),
     }
 }
 
@@ -605,7 +607,7 @@ impl Game for Dazha {
             return out;
         }
         let (team_of, leader, partners) = match state.teams {
-            Some(teams) if !state.redraw => (teams, state.next_leader.unwrap_or(0), "kept"),
+            Some(teams) if !state.redraw => (teams, state.next_leader.unwrap_or(0), Partners::Kept),
             _ => draw_partners(&start.deck),
         };
         state.teams = Some(team_of);
@@ -723,17 +725,17 @@ impl Game for Dazha {
                 let lasted = ctx.now_ms.saturating_sub(h.started_ms);
                 let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
                 let (points, units) = scoring::escape(seat, state.opts.base, bonus);
-                let summary = Summary::Escape(Escape {
+                let escape = Escape {
                     kind: scoring::EscapeKind::Escape,
                     seat,
                     lasted_ms: lasted,
                     bonus,
                     points,
-                });
+                };
                 out.events
-                    .push(Event::public("escape", Some(seat), data(&summary)));
+                    .push(Event::public("escape", Some(seat), data(&escape)));
                 state.finished = true;
-                state.end_hand(points, units, summary, &mut out);
+                state.end_hand(points, units, Summary::Escape(escape), &mut out);
             }
             None => {
                 // Not during a hand: no penalty. 中途换人算重新开始牌局, so whoever takes the
@@ -822,5 +824,9 @@ impl Game for Dazha {
                 Legal::Pass,
             ],
         }
+    }
+
+    fn event_schemas() -> BTreeMap<&'static str, Value> {
+        events::schemas()
     }
 }

@@ -83,10 +83,13 @@ pub enum Reason {
 pub struct Shown {
     /// Sizes the shown bombs score as.
     pub bombs: Vec<u8>,
+    /// The seat's whole dealt hand.
     pub cards: Vec<Card>,
     /// Jokers fined 1 × base to each other player (罚王).
     pub jokers_fined: u8,
+    /// Why the seat had to show.
     pub reasons: Vec<Reason>,
+    /// The seat that showed.
     pub seat: SeatNo,
 }
 
@@ -213,45 +216,66 @@ pub enum EscapeKind {
 /// A hand played out.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Played {
+    /// Bombs played during the hand.
     pub bombs_played: usize,
     /// The bombs that earned rewards (none in a 双扣 hand).
     pub bombs_scored: Vec<ScoredBomb>,
+    /// Always `played`.
     pub kind: PlayedKind,
+    /// Seats in the order they went out.
     pub order_out: Vec<SeatNo>,
+    /// Each seat's points for the hand.
     pub points: [i64; SEATS],
+    /// 双扣: one team went out first and second (double stake, no bomb rewards).
     pub shuangkou: bool,
+    /// What each winner takes from a loser: 低分 (3 × base), doubled for 双扣.
     pub stake_per_player: i64,
+    /// Card points won by team 0 and team 1 (the 上游's team also gets those left unwon).
     pub team_points: [u32; 2],
+    /// The seats of team 0 and of team 1.
     pub teams: Teams,
+    /// The team that won the hand.
     pub winner_team: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct ScoredBomb {
+    /// The bomb's cards.
     pub cards: Vec<Card>,
+    /// The bomb as a combination.
     pub combo: ComboView,
     /// What the bomber took from each other player.
     pub per_player: i64,
+    /// The size the bomb scored as (2s one size up, four jokers as 8, capped).
     pub scored_size: u8,
+    /// The seat that played it.
     pub seat: SeatNo,
 }
 
 /// A hand not played because seats had to 摊牌.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Tanpai {
+    /// Always `tanpai`.
     pub kind: TanpaiKind,
+    /// Each seat's points for the hand.
     pub points: [i64; SEATS],
+    /// Each seat that showed, in seat order.
     pub shown: Vec<Shown>,
 }
 
-/// A hand ended by a seat leaving.
+/// A hand ended by a seat leaving (逃跑), which also ends the match. Also the data of the
+/// `escape` event.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Escape {
-    /// The hand lasted long enough for the others' bonus.
+    /// The hand lasted 30 s or more, so each other seat also gains 1 × base.
     pub bonus: bool,
+    /// Always `escape`.
     pub kind: EscapeKind,
+    /// How long the hand had lasted, in milliseconds.
     pub lasted_ms: i64,
+    /// Each seat's points: the leaver pays each other seat 4 × 低分.
     pub points: [i64; SEATS],
+    /// The seat that escaped.
     pub seat: SeatNo,
 }
 

@@ -1,6 +1,7 @@
 //! Rule tests: each names the rule it checks. Fixtures are readable card lists.
 
 use crate::engine::{coins_at_table, parse_options, view_json};
+use crate::event_check::{EventCheck, Plan, play_match};
 use crate::test_rng::Rng;
 use serde_json::{Value, json};
 
@@ -1635,6 +1636,44 @@ fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
         sort_strongest_first(&mut h.hands[b]);
     }
     other
+}
+
+// ---------------------------------------------------------------- event schemas
+
+/// A random legal move of `seat`: the bot's, a pass when following, or any legal play.
+fn random_move(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
+    if rng.chance(40) {
+        return Dazha::bot_action(st, seat);
+    }
+    let following = st.hand.as_ref().is_some_and(|h| h.round.top().is_some());
+    let plays = legal_plays(st, seat);
+    if plays.is_empty() || (following && rng.chance(40)) {
+        return Dazha::auto_action(st, seat);
+    }
+    let p = &plays[rng.below(plays.len())];
+    Action::Play {
+        cards: p.cards.clone(),
+        reading: Some(p.combo.kind),
+    }
+}
+
+/// Whole matches of random legal moves, escapes and leaves, in both modes: every event's kind
+/// has a schema in `event_schemas`, its data is valid against it, and every kind is seen.
+#[test]
+fn every_event_of_random_matches_matches_its_schema() {
+    let mut check = EventCheck::new::<Dazha>();
+    let mut rng = Rng(11);
+    for m in 0..16 {
+        let options = if m % 2 == 0 { normal() } else { zhashen() };
+        let plan = Plan {
+            options: &options,
+            seats: 4,
+            hands: 4,
+            leaves: true,
+        };
+        play_match::<Dazha>(&mut check, &mut rng, plan, random_move, |_, _| vec![0; 4]);
+    }
+    check.all_seen(&[]);
 }
 
 proptest::proptest! {

@@ -101,55 +101,113 @@ pub enum Legal {
     Pass,
 }
 
-/// Data of the events (`Event::data`), one type per shape.
+/// Data of the events (`Event::data`), one type per shape, and the schema of each kind's data.
+/// Events are public unless said.
 pub mod events {
-    use super::*;
+    use std::collections::BTreeMap;
 
-    /// Events whose seat says it all (`pass`, `left`).
-    #[derive(Serialize)]
+    use serde_json::Value;
+
+    use super::super::scoring::{Escape, Shown};
+    use super::*;
+    use crate::engine::schema;
+
+    /// Events whose kind and seat say it all: `pass` (the seat passed on the round) and `left`
+    /// (the seat left between hands; partners are drawn afresh for the next hand).
+    #[derive(Serialize, JsonSchema)]
     pub struct Nothing {}
 
-    #[derive(Serialize)]
+    /// `dealt`, private to its seat: the seat's dealt hand.
+    #[derive(Serialize, JsonSchema)]
     pub struct Dealt<'a> {
+        /// The cards, strongest first.
         pub cards: &'a [Card],
     }
 
-    #[derive(Serialize)]
+    /// `tanpai`: seats had to show their hands right after the deal (摊牌); the hand is not
+    /// played, and `hand_end` follows.
+    #[derive(Serialize, JsonSchema)]
     pub struct Tanpai<'a> {
-        pub shown: &'a [super::super::scoring::Shown],
+        /// Each seat that showed, in seat order.
+        pub shown: &'a [Shown],
     }
 
-    #[derive(Serialize)]
+    /// How the partners of a hand came about.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, JsonSchema)]
+    #[serde(rename_all = "snake_case")]
+    pub enum Partners {
+        /// The two seats dealt a 3S play together; the one dealt the first 3S leads.
+        SpadeThreeHolders,
+        /// One seat was dealt both 3S: opposite seats play together and it leads.
+        OneSeatHoldsBoth,
+        /// The partners of the last hand played play on; its 上游 leads.
+        Kept,
+    }
+
+    /// `hand_started`: the hand is played, with these partners.
+    #[derive(Serialize, JsonSchema)]
     pub struct HandStarted {
+        /// The hand's number in the match, from 1.
         pub hand_no: u32,
+        /// The seat that leads the first round.
         pub leader: SeatNo,
-        /// How partners came about: `spade_three_holders`, `one_seat_holds_both` or `kept`.
-        pub partners: &'static str,
+        /// How partners came about.
+        pub partners: Partners,
+        /// The seats of team 0 and of team 1.
         pub teams: Teams,
     }
 
-    #[derive(Serialize)]
+    /// `play`: the seat played cards.
+    #[derive(Serialize, JsonSchema)]
     pub struct Play<'a> {
+        /// The cards played.
         pub cards: &'a [Card],
-        /// Null until the seat reports its count (报牌).
+        /// Cards the seat has left; null until it is down to 10 and must tell (报牌).
         pub cards_left: Option<usize>,
+        /// The combination the cards were read as.
         pub combo: ComboView,
     }
 
-    #[derive(Serialize)]
+    /// `out`: the seat played its last card.
+    #[derive(Serialize, JsonSchema)]
     pub struct Out {
+        /// The order it went out in: 1 for 上游, 2 for 二游, 3.
         pub place: usize,
     }
 
-    #[derive(Serialize)]
+    /// `round_won`: everyone else passed; the seat wins the round and its card points.
+    #[derive(Serialize, JsonSchema)]
     pub struct RoundWon {
+        /// All the card points the seat has won this hand.
         pub captured: u32,
+        /// The seat that leads the next round (the partner, 接风, when the winner is out).
         pub leads_next: SeatNo,
+        /// Card points of the round.
         pub points: u32,
     }
 
-    #[derive(Serialize)]
+    /// `jiefeng`: the round's winner has gone out, so the seat (its partner, or the next seat
+    /// holding cards) leads the next round in its place (接风).
+    #[derive(Serialize, JsonSchema)]
     pub struct Jiefeng {
+        /// The seat that won the round and is out.
         pub from: SeatNo,
+    }
+
+    /// Every event kind's data schema (`Game::event_schemas`).
+    pub fn schemas() -> BTreeMap<&'static str, Value> {
+        BTreeMap::from([
+            ("dealt", schema::<Dealt<'static>>()),
+            ("tanpai", schema::<Tanpai<'static>>()),
+            ("hand_started", schema::<HandStarted>()),
+            ("play", schema::<Play<'static>>()),
+            ("pass", schema::<Nothing>()),
+            ("out", schema::<Out>()),
+            ("round_won", schema::<RoundWon>()),
+            ("jiefeng", schema::<Jiefeng>()),
+            ("escape", schema::<Escape>()),
+            ("left", schema::<Nothing>()),
+            ("hand_end", schema::<Summary>()),
+        ])
     }
 }

@@ -22,10 +22,12 @@ mod scoring;
 mod tests;
 mod view;
 
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::cards::{Card, Suit, holds_all, remove_cards, standard_deck};
 use crate::engine::{
@@ -887,5 +889,9 @@ impl Game for Sandaha {
                 },
             }],
         }
+    }
+
+    fn event_schemas() -> BTreeMap<&'static str, Value> {
+        events::schemas()
     }
 }

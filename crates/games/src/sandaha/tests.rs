@@ -5,6 +5,7 @@ use serde_json::{Value, json};
 use super::*;
 use crate::cards::Card;
 use crate::engine::{RuleErrorKind, Visibility, parse_options, view_json};
+use crate::event_check::{EventCheck, Plan, play_match};
 use crate::shuffle::shuffle;
 use crate::test_rng::Rng;
 
@@ -1521,6 +1522,51 @@ fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
         h.hands[b][j] = x;
     }
     other
+}
+
+// ---------------------------------------------------------------- event schemas
+
+/// A random legal move of `seat`: the bot's, or one of its legal actions made concrete (burying
+/// and playing as the bot or the automatic move would).
+fn random_move(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
+    if rng.chance(40) {
+        return Sandaha::bot_action(st, seat);
+    }
+    let legal = Sandaha::legal_actions(st, seat);
+    // Passing often enough that all four now and then pass (a redeal).
+    if legal.contains(&Legal::Pass {}) && rng.chance(70) {
+        return Action::Pass {};
+    }
+    match &legal[rng.below(legal.len())] {
+        Legal::Bid { value } => Action::Bid { value: *value },
+        Legal::Pass {} => Action::Pass {},
+        Legal::Trump { suits } => Action::Trump {
+            suit: suits[rng.below(suits.len())],
+        },
+        Legal::Surrender {} => Action::Surrender {},
+        Legal::PlayOn {} => Action::PlayOn {},
+        Legal::Bury { .. } | Legal::Play { .. } => Sandaha::auto_action(st, seat),
+    }
+}
+
+/// Whole matches of random legal moves, escapes and leaves, with and without 限级: every
+/// event's kind has a schema in `event_schemas`, its data is valid against it, and every kind
+/// is seen.
+#[test]
+fn every_event_of_random_matches_matches_its_schema() {
+    let mut check = EventCheck::new::<Sandaha>();
+    let mut rng = Rng(5);
+    for m in 0..20 {
+        let options = if m % 2 == 0 { limited() } else { unlimited() };
+        let plan = Plan {
+            options: &options,
+            seats: 4,
+            hands: 4,
+            leaves: true,
+        };
+        play_match::<Sandaha>(&mut check, &mut rng, plan, random_move, |_, _| vec![0; 4]);
+    }
+    check.all_seen(&[]);
 }
 
 proptest::proptest! {

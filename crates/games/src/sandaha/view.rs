@@ -57,30 +57,50 @@ pub struct BottomCapture {
 pub enum Summary {
     /// Played out: the result table.
     Played {
+        /// The hand's number in the match, from 1.
         hand_no: u32,
+        /// The seat that won the bidding.
         banker: SeatNo,
+        /// The banker's winning bid.
         bid: u32,
+        /// The base score the bid was played for.
         base_score: i64,
+        /// Points the defenders took, the bottom's included.
         defenders_points: u32,
+        /// The result's name.
         verdict: Verdict,
+        /// 扣底, when the defenders won the last trick with trumps.
         bottom_capture: Option<BottomCapture>,
+        /// Each seat's points for the hand.
         points: Vec<i64>,
     },
     /// 投降: each defender won 1 from the banker.
     Surrendered {
+        /// The hand's number in the match, from 1.
         hand_no: u32,
+        /// The seat that won the bidding and surrendered.
         banker: SeatNo,
+        /// The banker's winning bid.
         bid: u32,
+        /// Each seat's points for the hand.
         points: Vec<i64>,
     },
     /// 逃跑: the leaver paid; `bonus`: the others also gained 1 for a hand of 30 s or more.
     Escape {
+        /// The hand's number in the match, from 1.
         hand_no: u32,
+        /// The seat that escaped.
         seat: SeatNo,
+        /// The banker, once the bidding had found one.
         banker: Option<SeatNo>,
+        /// The bid the penalty was counted from: the banker's, or the standing (else opening)
+        /// bid during the bidding.
         bid: u32,
+        /// How long the hand had lasted, in milliseconds.
         lasted_ms: i64,
+        /// Whether the others also gained 1 (the hand lasted 30 s or more).
         bonus: bool,
+        /// Each seat's points for the hand.
         points: Vec<i64>,
     },
 }
@@ -162,70 +182,91 @@ pub enum Legal {
     },
 }
 
-/// Data of the events (`Event::data`), one type per shape. Events are public unless said.
+/// Data of the events (`Event::data`), one type per shape, and the schema of each kind's data.
+/// Events are public unless said.
 pub mod events {
-    use super::*;
+    use std::collections::BTreeMap;
 
-    /// Events whose kind and seat say it all: `pass`, `void_in_trumps` (报副), `surrender`,
-    /// `play_on`, and `left` (a seat left between hands). Everyone sees them.
-    #[derive(Serialize)]
+    use serde_json::Value;
+
+    use super::*;
+    use crate::engine::schema;
+
+    /// Events whose kind and seat say it all: `pass` (the seat passed in the bidding),
+    /// `void_in_trumps` (报副: a defender followed a trump lead with a plain card, so it holds
+    /// no trumps), `surrender` (the banker gave up the hand: 投降), `play_on` (the banker chose
+    /// to play the hand out) and `left` (the seat left between hands). Everyone sees them.
+    #[derive(Serialize, JsonSchema)]
     pub struct Nothing {}
 
-    /// Cards only their seat sees: `dealt` (the dealt hand), `bottom` (the banker takes the
-    /// bottom) and `buried_cards` (what the banker buried). Private to the seat.
-    #[derive(Serialize)]
+    /// Cards only their seat sees: `dealt` (the seat's dealt hand), `bottom` (the 8 bottom
+    /// cards the banker takes) and `buried_cards` (the cards the banker buried). Private to the
+    /// seat.
+    #[derive(Serialize, JsonSchema)]
     pub struct Cards<'a> {
+        /// The cards, strongest first.
         pub cards: &'a [Card],
     }
 
-    /// `hand_started`: everyone sees it.
-    #[derive(Serialize)]
+    /// `hand_started`: a hand is dealt. Everyone sees it.
+    #[derive(Serialize, JsonSchema)]
     pub struct HandStarted {
+        /// The hand's number in the match, from 1.
         pub hand_no: u32,
+        /// The seat that bids first.
         pub first_bidder: SeatNo,
+        /// Cards in the bottom (8).
         pub bottom_count: usize,
     }
 
-    /// `bid`: everyone sees it.
-    #[derive(Serialize)]
+    /// `bid`: the seat bid. Everyone sees it.
+    #[derive(Serialize, JsonSchema)]
     pub struct Bid {
+        /// The bid: the banker undertakes to hold the defenders below this many points (90
+        /// first, then each bid 5 lower).
         pub value: u32,
     }
 
     /// `redeal`, when all four passed: everyone sees it. The new deal follows in the same
     /// hand, each seat's new cards in a private `dealt` event.
-    #[derive(Serialize)]
+    #[derive(Serialize, JsonSchema)]
     pub struct Redeal {
+        /// The seat that bids first again.
         pub first_bidder: SeatNo,
         /// The new deal's number in the hand (2 after the first all-pass).
         pub deal: u32,
+        /// Why, in words.
         pub reason: &'static str,
     }
 
     /// `banker`, the seat that won the bidding: everyone sees it, with only the count of the
     /// bottom cards it took.
-    #[derive(Serialize)]
+    #[derive(Serialize, JsonSchema)]
     pub struct Banker {
+        /// The winning bid.
         pub bid: u32,
+        /// The base score the bid is played for.
         pub base_score: i64,
+        /// Bottom cards the banker took into its hand.
         pub bottom_taken: usize,
     }
 
-    /// `trump`: everyone sees it.
-    #[derive(Serialize)]
+    /// `trump`: the banker named the trump. Everyone sees it.
+    #[derive(Serialize, JsonSchema)]
     pub struct Trump {
         /// Null for no trump suit (only the fixed trumps).
         pub suit: Option<Suit>,
     }
 
     /// `buried`: everyone sees how many cards the banker buried, never which.
-    #[derive(Serialize)]
+    #[derive(Serialize, JsonSchema)]
     pub struct Buried {
+        /// Cards buried (8).
         pub count: usize,
     }
 
-    /// `play`: everyone sees it.
-    #[derive(Serialize)]
+    /// `play`: the seat played cards. Everyone sees it.
+    #[derive(Serialize, JsonSchema)]
     pub struct Play<'a> {
         /// Sorted strongest first.
         pub cards: &'a [Card],
@@ -234,7 +275,7 @@ pub mod events {
     }
 
     /// `trick_won`, its seat the winner: everyone sees it.
-    #[derive(Serialize)]
+    #[derive(Serialize, JsonSchema)]
     pub struct TrickWon {
         /// The trick's card points.
         pub points: u32,
@@ -242,11 +283,38 @@ pub mod events {
         pub defenders_points: u32,
     }
 
-    /// `escape`: the seat left during a hand (逃跑). Everyone sees it.
-    #[derive(Serialize)]
+    /// `escape`: the seat left during a hand (逃跑), which ends the hand and the match.
+    /// Everyone sees it.
+    #[derive(Serialize, JsonSchema)]
     pub struct Escape {
+        /// How long the hand had lasted, in milliseconds.
         pub lasted_ms: i64,
         /// Whether the others also gain 1 (the hand lasted 30 s or more).
         pub bonus: bool,
+    }
+
+    /// Every event kind's data schema (`Game::event_schemas`).
+    pub fn schemas() -> BTreeMap<&'static str, Value> {
+        BTreeMap::from([
+            ("hand_started", schema::<HandStarted>()),
+            ("dealt", schema::<Cards<'static>>()),
+            ("bid", schema::<Bid>()),
+            ("pass", schema::<Nothing>()),
+            ("redeal", schema::<Redeal>()),
+            ("banker", schema::<Banker>()),
+            ("bottom", schema::<Cards<'static>>()),
+            ("trump", schema::<Trump>()),
+            ("buried", schema::<Buried>()),
+            ("buried_cards", schema::<Cards<'static>>()),
+            ("surrender", schema::<Nothing>()),
+            ("play_on", schema::<Nothing>()),
+            ("play", schema::<Play<'static>>()),
+            ("void_in_trumps", schema::<Nothing>()),
+            ("trick_won", schema::<TrickWon>()),
+            ("bottom_captured", schema::<BottomCapture>()),
+            ("escape", schema::<Escape>()),
+            ("left", schema::<Nothing>()),
+            ("hand_end", schema::<Summary>()),
+        ])
     }
 }

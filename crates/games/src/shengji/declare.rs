@@ -5,16 +5,19 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::{Empty, Phase, Playing, SEATS, State, data};
-use super::{Rule, no_hand};
+use super::view::events;
+use super::{Phase, Playing, Rule, SEATS, State, data, no_hand};
 use crate::cards::{Card, Suit, holds_all};
 use crate::engine::{Event, Outcome, RuleError, SeatNo};
 
 /// The standing declaration: who showed how many 2s of which suit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub struct Declaration {
+    /// The declarer.
     pub seat: SeatNo,
+    /// The suit declared trump.
     pub suit: Suit,
+    /// How many identical 2s of the suit it showed (1 to 4).
     pub count: u8,
 }
 
@@ -24,20 +27,6 @@ pub(super) struct Declaring {
     /// Passes in a row since the last declaration (or since the start).
     pub passes: u8,
     pub standing: Option<Declaration>,
-}
-
-/// What the table sees of a declaration while the phase lasts: who and how many, not the suit.
-#[derive(Serialize)]
-struct Declared {
-    count: u8,
-}
-
-/// The end of the phase, shown to all.
-#[derive(Serialize)]
-struct TrumpChosen {
-    trump: Suit,
-    declaration: Option<Declaration>,
-    dealer: SeatNo,
 }
 
 /// Spades are trump when nobody declares (若发牌结束仍无人亮牌,则以黑桃花色作为主牌花色).
@@ -139,7 +128,7 @@ pub(super) fn declare(
     out.events.push(Event::public(
         "declare",
         Some(seat),
-        data(&Declared { count }),
+        data(&events::Declared { count }),
     ));
     Ok(())
 }
@@ -160,7 +149,7 @@ pub(super) fn pass(state: &mut State, seat: SeatNo, out: &mut Outcome) -> Result
     };
     d.passes += 1;
     out.events
-        .push(Event::public("pass", Some(seat), data(&Empty {})));
+        .push(Event::public("pass", Some(seat), data(&events::Nothing {})));
     let needed = if d.standing.is_some() {
         SEATS - 1
     } else {
@@ -194,7 +183,7 @@ pub(super) fn pass(state: &mut State, seat: SeatNo, out: &mut Outcome) -> Result
     out.events.push(Event::public(
         "trump",
         standing.map(|s| s.seat),
-        data(&TrumpChosen {
+        data(&events::TrumpChosen {
             trump,
             declaration: standing,
             dealer,

@@ -18,10 +18,12 @@ mod rules;
 mod tests;
 mod view;
 
+use std::collections::BTreeMap;
 use std::ops::RangeInclusive;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 
 use crate::cards::{Card, Suit, remove_cards, standard_deck};
 use crate::engine::{
@@ -33,6 +35,7 @@ use crate::trick::{self, Order, Ranks};
 pub use declare::Declaration;
 pub use levels::{STEP, level_change, next_dealer, team};
 pub use rules::Rule;
+use view::events;
 pub use view::{DeclareOption, Legal, Shape, Summary, TrickView, View};
 
 pub struct Shengji;
@@ -120,32 +123,6 @@ pub struct Played {
     pub cards: Vec<Card>,
 }
 
-/// Event payloads: small typed records, never a card a receiver may not see.
-/// A seat's dealt hand (private) or a play (public).
-#[derive(Serialize)]
-struct Cards<'a> {
-    cards: &'a [Card],
-}
-
-#[derive(Serialize)]
-struct HandBegins {
-    hand_no: u32,
-    levels: [u8; 2],
-    /// Known from hand 2 on; hand 1's dealer is the final declarer (反底反桩).
-    dealer: Option<SeatNo>,
-    first_to_declare: SeatNo,
-}
-
-#[derive(Serialize)]
-struct TrickWon {
-    winner: SeatNo,
-    points: u32,
-    defenders_points: u32,
-}
-
-#[derive(Serialize)]
-struct Empty {}
-
 impl Playing {
     fn order(&self) -> Order {
         Order::new(RANKS, Some(self.trump))
@@ -199,7 +176,7 @@ impl State {
         out.events.push(Event::public(
             "play",
             Some(seat),
-            data(&Cards { cards: &cards }),
+            data(&events::Cards { cards: &cards }),
         ));
         p.trick.push(Played { seat, cards });
         if p.trick.len() < SEATS {
@@ -215,7 +192,7 @@ impl State {
         out.events.push(Event::public(
             "trick",
             Some(winner),
-            data(&TrickWon {
+            data(&events::TrickWon {
                 winner,
                 points,
                 defenders_points: p.defenders_points,
@@ -383,13 +360,16 @@ impl Game for Shengji {
         let order = Order::new(RANKS, None);
         for (seat, hand) in hands.iter_mut().enumerate() {
             order.sort_strongest_first(hand);
-            out.events
-                .push(Event::private("dealt", seat, data(&Cards { cards: hand })));
+            out.events.push(Event::private(
+                "dealt",
+                seat,
+                data(&events::Cards { cards: hand }),
+            ));
         }
         out.events.push(Event::public(
             "hand_start",
             None,
-            data(&HandBegins {
+            data(&events::HandBegins {
                 hand_no: state.hand_no,
                 levels: state.levels,
                 dealer: state.next_dealer,
@@ -495,7 +475,7 @@ impl Game for Shengji {
                     state.winner = Some(1 - team(seat));
                 }
                 out.events
-                    .push(Event::public("left", Some(seat), data(&Empty {})));
+                    .push(Event::public("left", Some(seat), data(&events::Nothing {})));
             }
         }
         out
@@ -507,5 +487,9 @@ impl Game for Shengji {
 
     fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
         view::legal(state, seat)
+    }
+
+    fn event_schemas() -> BTreeMap<&'static str, Value> {
+        events::schemas()
     }
 }

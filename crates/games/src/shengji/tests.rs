@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::*;
 use crate::cards::canonical;
 use crate::engine::{DynGame, HandResult, Registered, Visibility};
+use crate::event_check::{EventCheck, Plan, play_match};
 use crate::hand;
 use crate::test_rng::Rng;
 use crate::trick::{Formation, best_follow, classify, is_legal_follow};
@@ -1011,6 +1012,46 @@ fn hide_differently(s: &State, seat: SeatNo, rng: &mut Rng) -> State {
     h.hands[a][i] = y;
     h.hands[b][j] = x;
     other
+}
+
+// ---------------------------------------------------------------- event schemas
+
+/// A random legal move of `seat`: the bot's, or one of its legal actions made concrete (plays
+/// as the bot or the automatic move would).
+fn random_move(s: &State, seat: SeatNo, rng: &mut Rng) -> Action {
+    if rng.chance(40) {
+        return Shengji::bot_action(s, seat);
+    }
+    let legal = Shengji::legal_actions(s, seat);
+    match &legal[rng.below(legal.len())] {
+        Legal::Declare { options } => {
+            let o = &options[rng.below(options.len())];
+            let count = o.counts[rng.below(o.counts.len())];
+            Action::Declare {
+                cards: vec![Card::new(2, o.suit); usize::from(count)],
+            }
+        }
+        Legal::Pass {} => Action::Pass {},
+        Legal::Play { .. } => Shengji::auto_action(s, seat),
+    }
+}
+
+/// Whole matches of random legal moves, escapes and leaves: every event's kind has a schema in
+/// `event_schemas`, its data is valid against it, and every kind is seen.
+#[test]
+fn every_event_of_random_matches_matches_its_schema() {
+    let mut check = EventCheck::new::<Shengji>();
+    let mut rng = Rng(3);
+    for m in 0..12 {
+        let plan = Plan {
+            options: &Options::default(),
+            seats: 4,
+            hands: 60,
+            leaves: m > 0,
+        };
+        play_match::<Shengji>(&mut check, &mut rng, plan, random_move, |_, _| vec![0; 4]);
+    }
+    check.all_seen(&[]);
 }
 
 proptest! {
