@@ -14,10 +14,15 @@ use crate::auth::{Role, hash_password, verify_password};
 use crate::error::{ApiError, ApiResult};
 use crate::ledger;
 
-#[derive(Deserialize)]
+/// A username and password, to register or log in.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Credentials {
+    /// 3 to 32 characters of A-Z, a-z, 0-9 and _; names starting with `bot_` are the server's.
+    #[schema(pattern = "^[A-Za-z0-9_]{3,32}$")]
     pub username: String,
+    /// At least 8 characters, at most 1024 bytes.
+    #[schema(min_length = 8, max_length = 1024)]
     pub password: String,
 }
 
@@ -184,7 +189,7 @@ pub async fn delete(pool: &PgPool, id: Uuid, password: &str) -> ApiResult<()> {
 }
 
 /// Who an account is, as tokens and responses name it.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, utoipa::ToSchema)]
 pub struct User {
     pub id: Uuid,
     pub username: String,
@@ -257,13 +262,18 @@ pub async fn authenticate(pool: &PgPool, c: &Credentials) -> ApiResult<User> {
     }
 }
 
-/// `GET /v1/me`: the account, its wallet and its 积分 per game.
-#[derive(Serialize)]
+/// An account, its wallet and its 积分 per game (`GET /v1/me`, `GET /v1/admin/users/{id}`).
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Me)]
 pub struct Profile {
     pub id: Uuid,
     pub username: String,
+    #[schema(value_type = Role)]
     pub role: String,
+    /// The wallet's balance (金币).
     pub coins: i64,
+    /// 积分 per game played, by game name.
+    #[schema(value_type = std::collections::BTreeMap<String, i64>)]
     pub scores: Value,
 }
 

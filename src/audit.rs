@@ -11,7 +11,9 @@ use uuid::Uuid;
 use crate::error::ApiResult;
 
 /// What was done (the `action` column's closed set).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = AuditAction)]
 pub enum Action {
     Grant,
     RoleChange,
@@ -69,15 +71,23 @@ pub async fn record(conn: &mut PgConnection, r: Record<'_>) -> ApiResult<()> {
 }
 
 /// An entry as `GET /v1/admin/audit` lists it.
-#[derive(Debug, Serialize, sqlx::FromRow)]
+#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[schema(as = AuditEntry)]
 pub struct Entry {
+    #[schema(minimum = 1)]
     pub id: i64,
     pub at: DateTime<Utc>,
+    /// Who made the change.
     pub actor: Uuid,
     pub actor_username: String,
+    #[schema(value_type = Action)]
     pub action: String,
+    /// The account a grant or role change was for.
     pub target_user: Option<Uuid>,
     pub tournament_id: Option<Uuid>,
+    /// grant: amount, note, entry_id; role_change: from, to, via (api or PAIJU_ADMIN);
+    /// tournament_edit: the settings after the edit; tournament_cancel: was, refunded.
+    #[schema(value_type = Object)]
     pub detail: Value,
 }
 

@@ -1,8 +1,13 @@
 //! One error type for the whole API, rendered as RFC 7807 problem+json with our stable `code`s.
 
 use crate::matches::view::View;
+use actix_web::body::{BoxBody, MessageBody};
+use actix_web::dev::{ServiceRequest, ServiceResponse};
 use actix_web::http::StatusCode;
+use actix_web::http::header::{self, HeaderValue};
+use actix_web::middleware::Next;
 use actix_web::{HttpResponse, ResponseError};
+use games::cards::Card;
 use games::engine::{RuleError, RuleErrorKind};
 
 #[derive(Debug, thiserror::Error)]
@@ -21,6 +26,10 @@ pub enum ApiError {
     Validation(String),
     #[error("{0}")]
     Illegal(String),
+    /// A game's rules refused an action or options: the rule's code, the offending cards and
+    /// the sentence in both languages (`localize` picks one).
+    #[error("{}", .0.detail)]
+    Refused(Box<RuleError>),
     #[error("{0}")]
     NotYourTurn(String),
     #[error("the match is at version {}", .0.version())]
@@ -83,6 +92,12 @@ impl ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::BadRequest(_) | ApiError::Validation(_) => "validation_failed",
             ApiError::Illegal(_) => "illegal_action",
+            ApiError::Refused(e) => match e.kind {
+                RuleErrorKind::Invalid => "validation_failed",
+                RuleErrorKind::Illegal => "illegal_action",
+                RuleErrorKind::NotYourTurn => "not_your_turn",
+                RuleErrorKind::InsufficientCoins => "insufficient_coins",
+            },
             ApiError::NotYourTurn(_) => "not_your_turn",
             ApiError::VersionConflict(_) => "version_conflict",
             ApiError::InsufficientCoins(_) => "insufficient_coins",
@@ -106,6 +121,12 @@ impl ApiError {
             ApiError::BadRequest(_) => "Bad request",
             ApiError::Validation(_) => "Validation failed",
             ApiError::Illegal(_) => "Illegal action",
+            ApiError::Refused(e) => match e.kind {
+                RuleErrorKind::Invalid => "Validation failed",
+                RuleErrorKind::Illegal => "Illegal action",
+                RuleErrorKind::NotYourTurn => "Not your turn",
+                RuleErrorKind::InsufficientCoins => "Insufficient coins",
+            },
             ApiError::NotYourTurn(_) => "Not your turn",
             ApiError::VersionConflict(_) => "Version conflict",
             ApiError::InsufficientCoins(_) => "Insufficient coins",
@@ -134,11 +155,19 @@ impl ApiError {
 
     /// The problem+json body.
     pub fn problem(&self) -> Problem<'_> {
+        let refusal = match self {
+            ApiError::Refused(e) => Some(&**e),
+            _ => None,
+        };
         Problem {
             kind: "about:blank",
             title: self.title(),
             status: self.status_code().as_u16(),
             code: self.code(),
+            rule: refusal.map(|e| e.rule),
+            cards: refusal
+                .map(|e| e.cards.as_slice())
+                .filter(|c| !c.is_empty()),
             detail: self.detail(),
             view: match self {
                 ApiError::VersionConflict(view) => Some(&**view),
@@ -148,17 +177,71 @@ impl ApiError {
     }
 }
 
-/// RFC 7807 body; a `version_conflict` carries the current view.
-#[derive(Debug, serde::Serialize)]
+/// An error (RFC 7807 problem+json). Clients key on `code`; a `version_conflict` carries the
+/// current view.
+#[derive(Debug, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Problem)]
 pub struct Problem<'a> {
+    /// Always `about:blank`.
     #[serde(rename = "type")]
     pub kind: &'static str,
     pub title: &'static str,
+    /// The HTTP status.
     pub status: u16,
+    /// What went wrong, stable: one of the codes listed here (api.md § Errors).
+    #[schema(value_type = ProblemCode)]
     pub code: &'static str,
-    pub detail: String,
+    /// A game's refusal: the rule broken, stable per game (see `<Game>RuleCode`); key on it.
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::openapi::RuleCode>)]
+    pub rule: Option<&'static str>,
+    /// A game's refusal about particular cards: those of the action that break the rule.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Vec<crate::openapi::Card>>)]
+    pub cards: Option<&'a [Card]>,
+    /// A sentence for people, never to parse. A game's refusal says it in Chinese when the
+    /// request's `Accept-Language` prefers Chinese (`Content-Language` tells which).
+    pub detail: String,
+    /// `version_conflict`: the match as it is now, for the caller's seat.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::openapi::MatchView>)]
     pub view: Option<&'a View>,
+}
+
+/// The `code` of an error: [`ApiError::CODES`] and `internal`.
+pub struct ProblemCode;
+
+impl utoipa::PartialSchema for ProblemCode {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        utoipa::openapi::schema::ObjectBuilder::new()
+            .schema_type(utoipa::openapi::schema::Type::String)
+            .enum_values(Some(ApiError::CODES.iter().copied().chain(["internal"])))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for ProblemCode {}
+
+/// The response every error shares: a [`Problem`] as `application/problem+json`.
+pub struct ProblemResponse;
+
+impl<'r> utoipa::ToResponse<'r> for ProblemResponse {
+    fn response() -> (
+        &'r str,
+        utoipa::openapi::RefOr<utoipa::openapi::response::Response>,
+    ) {
+        use utoipa::openapi::{ContentBuilder, Ref, ResponseBuilder};
+        let content = ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("Problem")))
+            .build();
+        (
+            "Problem",
+            ResponseBuilder::new()
+                .description("An error")
+                .content("application/problem+json", content)
+                .into(),
+        )
+    }
 }
 
 impl ResponseError for ApiError {
@@ -171,6 +254,10 @@ impl ResponseError for ApiError {
             ApiError::Validation(_) | ApiError::Illegal(_) | ApiError::InsufficientCoins(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
+            ApiError::Refused(e) => match e.kind {
+                RuleErrorKind::NotYourTurn => StatusCode::CONFLICT,
+                _ => StatusCode::UNPROCESSABLE_ENTITY,
+            },
             ApiError::NotYourTurn(_)
             | ApiError::VersionConflict(_)
             | ApiError::SeatTaken(_)
@@ -203,21 +290,81 @@ impl ResponseError for ApiError {
             }
             _ => {}
         }
-        let mut res = res.json(self.problem());
+        let problem = self.problem();
+        let mut res = res.json(&problem);
         // The request log names the refusal (metrics::track).
         res.extensions_mut().insert(ErrorCode(self.code()));
+        if let ApiError::Refused(e) = self {
+            let chinese = Problem {
+                detail: e.detail_zh.clone(),
+                ..problem
+            };
+            if let Ok(body) = serde_json::to_vec(&chinese) {
+                res.extensions_mut().insert(InChinese(body));
+            }
+        }
         res
     }
 }
 
+/// A refusal's problem+json with its Chinese sentence, for `localize`.
+struct InChinese(Vec<u8>);
+
+/// A game's refusal answers in the language the request's `Accept-Language` prefers: Chinese
+/// when it ranks `zh` above `en`, else English. Other errors are English only.
+pub async fn localize(
+    req: ServiceRequest,
+    next: Next<impl MessageBody + 'static>,
+) -> Result<ServiceResponse<BoxBody>, actix_web::Error> {
+    let chinese = req
+        .headers()
+        .get(header::ACCEPT_LANGUAGE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(prefers_chinese);
+    let res = next.call(req).await?.map_into_boxed_body();
+    let Some(body) = res
+        .response()
+        .extensions()
+        .get::<InChinese>()
+        .map(|b| b.0.clone())
+    else {
+        return Ok(res);
+    };
+    let mut res = if chinese {
+        res.map_body(|_, _| BoxBody::new(body))
+    } else {
+        res
+    };
+    let headers = res.headers_mut();
+    let language = if chinese { "zh" } else { "en" };
+    headers.insert(header::CONTENT_LANGUAGE, HeaderValue::from_static(language));
+    headers.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+    Ok(res)
+}
+
+/// Whether an `Accept-Language` value ranks Chinese above English (RFC 9110 § 12.5.4: the
+/// highest `q` wins, the earlier on a tie; a language not named has `q` 0).
+fn prefers_chinese(value: &str) -> bool {
+    let mut best: Option<(f32, bool)> = None;
+    for item in value.split(',') {
+        let mut parts = item.split(';');
+        let tag = parts.next().unwrap_or("").trim().to_ascii_lowercase();
+        let q = parts
+            .filter_map(|p| p.trim().strip_prefix("q="))
+            .find_map(|q| q.trim().parse::<f32>().ok())
+            .unwrap_or(1.0);
+        let zh = tag == "zh" || tag.starts_with("zh-");
+        let en = tag == "en" || tag.starts_with("en-");
+        if (zh || en) && q > 0.0 && best.is_none_or(|(b, _)| q > b) {
+            best = Some((q, zh));
+        }
+    }
+    best.is_some_and(|(_, zh)| zh)
+}
+
 impl From<RuleError> for ApiError {
     fn from(e: RuleError) -> Self {
-        match e.kind {
-            RuleErrorKind::Invalid => ApiError::Validation(e.detail),
-            RuleErrorKind::Illegal => ApiError::Illegal(e.detail),
-            RuleErrorKind::NotYourTurn => ApiError::NotYourTurn(e.detail),
-            RuleErrorKind::InsufficientCoins => ApiError::InsufficientCoins(e.detail),
-        }
+        ApiError::Refused(Box::new(e))
     }
 }
 
@@ -291,6 +438,11 @@ mod tests {
             ApiError::PayloadTooLarge(s()),
             ApiError::MethodNotAllowed(s()),
             ApiError::Unavailable(s()),
+            ApiError::Refused(Box::new(RuleError::illegal(
+                games::engine::Shared::NotInHand,
+                "",
+                "",
+            ))),
         ];
         for e in &all {
             // A new variant must be added here, and its code to CODES.
@@ -312,6 +464,7 @@ mod tests {
                 | ApiError::PayloadTooLarge(_)
                 | ApiError::MethodNotAllowed(_)
                 | ApiError::Unavailable(_)
+                | ApiError::Refused(_)
                 | ApiError::Internal(_) => {}
             }
             assert!(ApiError::CODES.contains(&e.code()), "{}", e.code());
@@ -323,5 +476,44 @@ mod tests {
             "no code in CODES is unused"
         );
         assert_eq!(ApiError::Internal(anyhow::anyhow!("x")).code(), "internal");
+    }
+
+    #[test]
+    fn accept_language_picks_chinese_only_when_ranked_above_english() {
+        assert!(prefers_chinese("zh-CN,zh;q=0.9,en;q=0.8"));
+        assert!(prefers_chinese("zh"));
+        assert!(prefers_chinese("fr, zh-Hans;q=0.5"));
+        assert!(prefers_chinese("en;q=0.3, ZH-tw"));
+        assert!(!prefers_chinese("en-US,en;q=0.9,zh;q=0.8"));
+        assert!(!prefers_chinese("en, zh"));
+        assert!(!prefers_chinese("zh;q=0, en;q=0.1"));
+        assert!(!prefers_chinese("fr"));
+        assert!(!prefers_chinese(""));
+        assert!(!prefers_chinese("*"));
+    }
+
+    /// A refusal keeps its code, kind and cards, and renders the Chinese sentence for
+    /// `localize` beside the English one.
+    #[test]
+    fn a_refusal_carries_its_rule_cards_and_both_sentences() {
+        let card = games::cards::Card::parse("RJ").unwrap();
+        let e: ApiError = RuleError::illegal(
+            games::engine::Shared::NotInHand,
+            "you do not hold RJ",
+            "你没有 RJ",
+        )
+        .with_cards(vec![card])
+        .into();
+        assert_eq!(e.status_code(), StatusCode::UNPROCESSABLE_ENTITY);
+        let body = serde_json::to_value(e.problem()).unwrap();
+        assert_eq!(body["code"], "illegal_action");
+        assert_eq!(body["rule"], "not_in_hand");
+        assert_eq!(body["cards"], serde_json::json!(["RJ"]));
+        assert_eq!(body["detail"], "you do not hold RJ");
+        let res = e.error_response();
+        let zh = res.extensions().get::<InChinese>().unwrap().0.clone();
+        let zh: serde_json::Value = serde_json::from_slice(&zh).unwrap();
+        assert_eq!(zh["detail"], "你没有 RJ");
+        assert_eq!(zh["rule"], "not_in_hand");
     }
 }

@@ -20,7 +20,8 @@ pub enum Party {
 
 /// Why coins moved: a closed set (the `ledger_tx_reason` CHECK holds the same list; every
 /// reason is explained in docs/ledger.md).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
 pub enum Reason {
     /// House → user: an admin's grant, the only way coins enter.
     #[default]
@@ -360,11 +361,15 @@ pub async fn take_up_to(
 }
 
 /// One wallet movement as api.md shows it (`GET /v1/me/ledger`, a grant's answer).
-#[derive(sqlx::FromRow, serde::Serialize)]
+#[derive(sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = LedgerEntry)]
 pub struct Entry {
     pub id: i64,
+    /// Coins in (positive) or out (negative) of the wallet.
     pub amount: i64,
     pub balance_after: i64,
+    /// Why the coins moved (docs/ledger.md).
+    #[schema(value_type = Reason)]
     pub reason: String,
     pub match_id: Option<Uuid>,
     pub tournament_id: Option<Uuid>,

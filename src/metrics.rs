@@ -1,5 +1,6 @@
 //! Prometheus metrics (`GET /metrics`) and the per-address rate limit of register and login.
 
+use crate::error::ProblemResponse;
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Mutex;
@@ -384,9 +385,22 @@ pub async fn rate_limit(
     Ok(next.call(req).await?.map_into_boxed_body())
 }
 
-/// Prometheus text format. The process's own figures are always there; the database's are
-/// refreshed when it answers, and `paiju_database_up` says whether it did, so an outage does
-/// not blank the scrape (the figures only the database knows are left out then).
+// Prometheus text format. The process's own figures are always there; the database's are
+// refreshed when it answers, and `paiju_database_up` says whether it did, so an outage does
+// not blank the scrape (the figures only the database knows are left out then).
+#[utoipa::path(
+    operation_id = "metrics",
+    tag = "platform",
+    summary = "Prometheus metrics: requests by route and status, action latency histogram, moves and their statements (round trips) by path (fast, transaction), matches by status, sweeper lag",
+    description = "The operator's: with PAIJU_METRICS_BIND it is served on a listener of its own and this port answers 404; otherwise only clients on the server's host whose request no proxy forwarded may read it (403 otherwise), or a holder of PAIJU_METRICS_TOKEN as a bearer token.",
+    responses(
+        (status = 200, description = "Prometheus text format", body = String, content_type = "text/plain"),
+        (status = 403, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 503, response = ProblemResponse),
+    ),
+    security(()),
+)]
 #[get("/metrics")]
 pub async fn scrape(
     req: actix_web::HttpRequest,

@@ -83,29 +83,94 @@ impl Notice {
                 game,
                 seat,
                 via,
-            } => json!({ "match_id": match_id, "game": game, "seat": seat, "via": via.as_str() }),
+            } => json!(Seated {
+                match_id: *match_id,
+                game,
+                seat: *seat,
+                via: via.as_str(),
+            }),
             Notice::TournamentTable {
                 tournament_id,
                 round,
                 table_no,
                 match_id,
-            } => json!({
-                "tournament_id": tournament_id, "round": round, "table_no": table_no,
-                "match_id": match_id,
+            } => json!(TournamentTable {
+                tournament_id: *tournament_id,
+                round: *round,
+                table_no: *table_no,
+                match_id: *match_id,
             }),
             Notice::Eliminated {
                 tournament_id,
                 round,
                 escaped,
-            } => json!({ "tournament_id": tournament_id, "round": round, "escaped": escaped }),
+            } => json!(Eliminated {
+                tournament_id: *tournament_id,
+                round: *round,
+                escaped: *escaped,
+            }),
             Notice::TournamentFinished {
                 tournament_id,
                 winners,
-            } => json!({
-                "tournament_id": tournament_id, "winner": winners.first(), "winners": winners,
+            } => json!(TournamentFinished {
+                tournament_id: *tournament_id,
+                winner: winners.first().copied(),
+                winners,
             }),
         }
     }
+}
+
+/// The stream's `seated` event: the player sits at a match now (the stream follows it).
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = StreamSeated)]
+pub struct Seated<'a> {
+    match_id: Uuid,
+    #[schema(value_type = crate::openapi::GameName)]
+    game: &'a str,
+    seat: usize,
+    /// How: `create`, `join`, `lobby` (a coin room matched them) or `tournament`.
+    #[schema(value_type = SeatedVia)]
+    via: &'static str,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SeatedVia {
+    Create,
+    Join,
+    Lobby,
+    Tournament,
+}
+
+/// The stream's `tournament_table` event: the player's table for the next round is ready.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = StreamTournamentTable)]
+pub struct TournamentTable {
+    tournament_id: Uuid,
+    round: i32,
+    table_no: i32,
+    match_id: Uuid,
+}
+
+/// The stream's `eliminated` event: out of a tournament (lost a round's table, or escaped).
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = StreamEliminated)]
+pub struct Eliminated {
+    tournament_id: Uuid,
+    round: i32,
+    escaped: bool,
+}
+
+/// The stream's `tournament_finished` event: a tournament the player played in is over.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = StreamTournamentFinished)]
+pub struct TournamentFinished<'a> {
+    tournament_id: Uuid,
+    /// The first of `winners`.
+    winner: Option<Uuid>,
+    /// One player, or the winning pair of fixed partners.
+    winners: &'a [Uuid],
 }
 
 /// Records `notice` for `user` in the caller's transaction.

@@ -1,78 +1,603 @@
-//! The committed OpenAPI document, served at `/openapi.json`.
+//! The OpenAPI document, generated from the code and served at `/openapi.json`.
+//!
+//! - Paths, parameters, request bodies and responses come from each route's `#[utoipa::path]`
+//!   and the request and response types' `ToSchema`, collected by registering the routes
+//!   (`routes::api`) exactly as the server does.
+//! - Every game adds what its engine's schemars types say (`games::DynGame::schemas`): options,
+//!   actions, the state a seat sees, legal actions, hand results and event data. They become
+//!   `<Game>…` components, and the views, actions and events that carry them are typed per
+//!   game: `MatchView` is a `oneOf` of `<Game>MatchView` with a discriminator on `game`, and
+//!   so is `EventPage`.
+//!
+//! `openapi/openapi.json` is a committed snapshot for readers and client generators; a test
+//! fails when it differs from what this module generates (`PAIJU_WRITE_OPENAPI=1` rewrites it).
 
-pub const DOCUMENT: &str = include_str!("../openapi/openapi.json");
+use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
+use utoipa::openapi::RefOr;
+use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
+use utoipa_actix_web::AppExt;
 
-/// Writes into `doc` every part of the document that the registered games decide: their
-/// schemas, and the `game` enums of creating a match (every game), creating a tournament (games
-/// with a fixed table size) and the coin-room lobby (games with coin rooms). The committed
-/// document must be a fixed point of this (a test checks it).
-pub fn regenerate(doc: &mut Value) {
-    let schemas = &mut doc["components"]["schemas"];
-    for (name, schema) in game_schemas() {
-        schemas[name] = schema;
-    }
-    let names = |keep: fn(&dyn games::DynGame) -> bool| {
-        json!(
-            games::all()
-                .iter()
-                .filter(|g| keep(**g))
-                .map(|g| g.name())
-                .collect::<Vec<_>>()
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "paiju",
+        version = "1.0.0",
+        description = "REST API of paiju (牌局), a server for Chinese regional card games. The \
+            binding contract is api.md; this document describes the whole API and is generated \
+            from the server's code. Errors are application/problem+json. Each game's view, \
+            actions and events are typed: see the `<Game>…` schemas."
+    ),
+    servers((url = "http://127.0.0.1:8080")),
+    security(("bearer" = [])),
+    modifiers(&Bearer),
+    components(
+        responses(crate::error::ProblemResponse),
+        schemas(
+            crate::error::Problem,
+            crate::matches::table::ViewBody,
+            crate::matches::options::ShownOptions,
+            crate::matches::stream::Hello,
+            crate::matches::stream::MatchNews,
+            crate::notices::Seated,
+            crate::notices::TournamentTable,
+            crate::notices::Eliminated,
+            crate::notices::TournamentFinished,
+            Card,
+            Resume,
         )
-    };
-    schemas["CreateMatch"]["properties"]["game"]["enum"] = names(|_| true);
-    schemas["CreateTournament"]["properties"]["game"]["enum"] = names(|g| g.table_size().is_some());
-    let (all, coin_games) = (names(|_| true), names(|g| g.coin_rooms()));
-    // Every `game` parameter: the lobby's name the games with coin rooms, the lists' any game.
-    for (path, ops) in doc["paths"].as_object_mut().into_iter().flatten() {
-        let games = if path.starts_with("/v1/lobby/{game}") {
-            &coin_games
-        } else if path == "/v1/matches" || path == "/v1/me/matches" {
-            &all
-        } else {
-            continue;
-        };
-        for op in ops.as_object_mut().into_iter().flatten().map(|(_, op)| op) {
-            let params = op.get_mut("parameters").and_then(Value::as_array_mut);
-            for p in params.into_iter().flatten() {
-                if p["name"] == "game" {
-                    p["schema"]["enum"] = games.clone();
+    ),
+    tags(
+        (name = "platform", description = "Health, this document and metrics"),
+        (name = "accounts", description = "Registering, logging in, the caller's account"),
+        (name = "admin", description = "Grants, roles and the audit trail (admin)"),
+        (name = "matches", description = "Tables: create, join, follow, act, replay"),
+        (name = "lobby", description = "Coin rooms (金币场)"),
+        (name = "tournaments", description = "Knockout tournaments (比赛场)"),
+    )
+)]
+struct Base;
+
+/// The `bearer` scheme every operation uses unless it says otherwise.
+struct Bearer;
+
+impl Modify for Bearer {
+    fn modify(&self, api: &mut utoipa::openapi::OpenApi) {
+        let components = api.components.get_or_insert_with(Default::default);
+        components.add_security_scheme(
+            "bearer",
+            SecurityScheme::Http(
+                HttpBuilder::new()
+                    .scheme(HttpAuthScheme::Bearer)
+                    .bearer_format("JWT")
+                    .description(Some(
+                        "the access_token of a session (register, login); the stream also \
+                         takes it as ?access_token=",
+                    ))
+                    .build(),
+            ),
+        );
+    }
+}
+
+/// A card (api.md § Card notation).
+pub struct Card;
+
+impl PartialSchema for Card {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "rank then suit (10H, QD, 3S), RJ/BJ jokers, s1…s10 / b1…b10 / W paper cards",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for Card {}
+
+/// `{"type":"resume"}`: ends automatic play (托管) for the caller's seat, in every game.
+pub struct Resume;
+
+impl PartialSchema for Resume {
+    fn schema() -> RefOr<Schema> {
+        let resume = ObjectBuilder::new()
+            .schema_type(Type::String)
+            .enum_values(Some(["resume"]));
+        ObjectBuilder::new()
+            .schema_type(Type::Object)
+            .property("type", resume)
+            .required("type")
+            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
+            .description(Some(
+                "ends automatic play (托管) for the caller's seat, in every game",
+            ))
+            .into()
+    }
+}
+
+impl ToSchema for Resume {}
+
+/// A served game's name.
+pub struct GameName;
+
+impl PartialSchema for GameName {
+    fn schema() -> RefOr<Schema> {
+        names_of(|_| true)
+    }
+}
+
+impl ToSchema for GameName {}
+
+/// A game a tournament can be played in (one with a fixed table size).
+pub struct TournamentGame;
+
+impl PartialSchema for TournamentGame {
+    fn schema() -> RefOr<Schema> {
+        names_of(|g| g.table_size().is_some())
+    }
+}
+
+impl ToSchema for TournamentGame {}
+
+fn names_of(keep: fn(&dyn games::DynGame) -> bool) -> RefOr<Schema> {
+    let names: Vec<&str> = games::all()
+        .iter()
+        .filter(|g| keep(**g))
+        .map(|g| g.name())
+        .collect();
+    ObjectBuilder::new()
+        .schema_type(Type::String)
+        .enum_values(Some(names))
+        .into()
+}
+
+/// The rule a game's refusal names: every game's codes (each game's own are `<Game>RuleCode`).
+pub struct RuleCode;
+
+impl PartialSchema for RuleCode {
+    fn schema() -> RefOr<Schema> {
+        let mut codes: Vec<&str> = games::all().iter().flat_map(|g| g.rule_codes()).collect();
+        codes.sort_unstable();
+        codes.dedup();
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .description(Some(
+                "the rule a game's refusal names, stable: clients key on it (docs/rules/<game>.md \
+                 lists each game's)",
+            ))
+            .enum_values(Some(codes))
+            .into()
+    }
+}
+
+impl ToSchema for RuleCode {}
+
+/// The match view: which game's is told by `game` (the `oneOf` is filled in per game).
+pub struct MatchView;
+
+impl PartialSchema for MatchView {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new().into()
+    }
+}
+
+impl ToSchema for MatchView {}
+
+/// An action of any game: the match's game decides which (filled in per game).
+pub struct AnyAction;
+
+impl PartialSchema for AnyAction {
+    fn schema() -> RefOr<Schema> {
+        ObjectBuilder::new().into()
+    }
+}
+
+impl ToSchema for AnyAction {}
+
+/// The document, generated once per process.
+pub fn document() -> &'static Value {
+    static DOCUMENT: LazyLock<Value> = LazyLock::new(generate);
+    &DOCUMENT
+}
+
+/// The document as served and committed: keys sorted, two-space indent, a final newline.
+pub fn text() -> &'static str {
+    static TEXT: LazyLock<String> = LazyLock::new(|| {
+        let mut s = serde_json::to_string_pretty(document()).expect("the document is JSON");
+        s.push('\n');
+        s
+    });
+    &TEXT
+}
+
+fn generate() -> Value {
+    let (_, api) = actix_web::App::new()
+        .into_utoipa_app()
+        .openapi(Base::openapi())
+        .configure(crate::routes::api)
+        .split_for_parts();
+    let mut doc = serde_json::to_value(&api).expect("the document serializes");
+    optional_parameters_are_absent(&mut doc);
+    answers_every_operation_may_give(&mut doc);
+    add_games(&mut doc);
+    sorted(doc)
+}
+
+/// `serde_json` without `preserve_order` keeps objects sorted; this rebuilds every object so
+/// that the text does not depend on the order the parts were added in.
+fn sorted(v: Value) -> Value {
+    match v {
+        Value::Object(o) => {
+            let mut entries: Vec<(String, Value)> = o.into_iter().collect();
+            entries.sort_by(|a, b| a.0.cmp(&b.0));
+            Value::Object(entries.into_iter().map(|(k, v)| (k, sorted(v))).collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(sorted).collect()),
+        other => other,
+    }
+}
+
+/// An optional parameter is left out, never sent as null: its schema is the value's alone
+/// (utoipa types an `Option<T>` parameter as T or null).
+fn optional_parameters_are_absent(doc: &mut Value) {
+    let ops = doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
+    for op in ops {
+        // utoipa writes an operation without parameters as `"parameters": null`.
+        if let Some(o) = op.as_object_mut() {
+            o.retain(|_, v| !v.is_null());
+        }
+        let params = op.get_mut("parameters").and_then(Value::as_array_mut);
+        for p in params.into_iter().flatten() {
+            if let Some(types) = p["schema"]["type"].as_array() {
+                let kept: Vec<Value> = types.iter().filter(|t| *t != "null").cloned().collect();
+                if kept.len() == 1 {
+                    p["schema"]["type"] = kept[0].clone();
                 }
             }
         }
     }
 }
 
-/// The components every registered game adds to the document: `<Game>Options`,
-/// `<Game>Action` (a `oneOf` by `type`), `<Game>State`, `<Game>LegalAction` and
-/// `<Game>LastResult`, with the definitions they share lifted to `<Game>_<Name>`.
-fn game_schemas() -> Map<String, Value> {
-    let mut out = Map::new();
+/// The refusals any operation may answer beyond its own: 503 while the database does not
+/// answer; 413 for a body over the limit; 401 without a valid token where one is needed.
+fn answers_every_operation_may_give(doc: &mut Value) {
+    let problem = json!({ "$ref": "#/components/responses/Problem" });
+    let secured_by_default = doc["security"].as_array().is_some_and(|s| !s.is_empty());
+    let ops = doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
+    for op in ops {
+        let has_body = op.get("requestBody").is_some();
+        let secured = match op.get("security").and_then(Value::as_array) {
+            Some(s) => s
+                .iter()
+                .any(|r| r.as_object().is_some_and(|r| !r.is_empty())),
+            None => secured_by_default,
+        };
+        let responses = op["responses"].as_object_mut().expect("responses");
+        let mut add = |status: &str| {
+            responses.entry(status).or_insert_with(|| problem.clone());
+        };
+        add("503");
+        if has_body {
+            add("400");
+            add("413");
+        }
+        if secured {
+            add("401");
+        }
+    }
+}
+
+fn schema_ref(name: &str) -> Value {
+    json!({ "$ref": format!("#/components/schemas/{name}") })
+}
+
+/// Writes every game's components, and types the view, actions and events per game.
+fn add_games(doc: &mut Value) {
+    let schemas = doc["components"]["schemas"]
+        .as_object_mut()
+        .expect("the document has schemas");
+    let base = schemas
+        .remove("MatchViewBase")
+        .expect("the view's schema is registered");
+    let shown_options = schemas["PlatformOptions"].clone();
+    let event_base = schemas["Event"].clone();
+    let mut views = Vec::new();
+    let mut actions = vec![schema_ref("Resume")];
+    let mut event_pages = Vec::new();
     for game in games::all() {
+        let name = game.name();
+        let prefix = capitalized(name);
         let s = game.schemas();
-        let prefix = capitalized(game.name());
         for (part, schema) in [
             ("Options", s.options),
             ("Action", s.action),
             ("State", s.state),
             ("LegalAction", s.legal_action),
-            ("LastResult", s.last_result),
+            ("ResultDetail", s.last_result),
         ] {
-            let mut schema = retarget(schema, &prefix);
-            if let Some(defs) = schema.as_object_mut().and_then(|o| o.remove("$defs")) {
-                for (name, def) in defs.as_object().into_iter().flatten() {
-                    out.insert(format!("{prefix}_{name}"), def.clone());
-                }
+            lift(schemas, &prefix, &format!("{prefix}{part}"), schema);
+        }
+        let kinds: Vec<&str> = s.events.keys().copied().collect();
+        for (kind, schema) in s.events {
+            lift(
+                schemas,
+                &prefix,
+                &format!("{prefix}{}Data", capitalized_words(kind)),
+                schema,
+            );
+        }
+        schemas.insert(
+            format!("{prefix}RuleCode"),
+            json!({
+                "description": format!("The rules a {name} refusal may name (Problem.rule)"),
+                "type": "string",
+                "enum": game.rule_codes(),
+            }),
+        );
+        schemas.insert(
+            format!("{prefix}ViewOptions"),
+            view_options(&schemas[&format!("{prefix}Options")], &shown_options, name),
+        );
+        schemas.insert(
+            format!("{prefix}LastResult"),
+            json!({
+                "description": format!("A finished hand of {name}: the platform's totals and the game's detail"),
+                "type": "object",
+                "properties": {
+                    "hand_no": { "type": "integer", "minimum": 1 },
+                    "points": { "description": "积分 change per seat", "type": "array", "items": { "type": "integer" } },
+                    "coins": { "description": "each seat's net coin change", "type": "array", "items": { "type": "integer" } },
+                    "detail": schema_ref(&format!("{prefix}ResultDetail")),
+                    "room_coins": { "description": "at a coin room (金币场): each seat's coins won or lost, the stake times its units", "type": "array", "items": { "type": "integer" } },
+                },
+                "required": ["hand_no", "points", "coins", "detail"],
+                "additionalProperties": false,
+            }),
+        );
+        let mut view = base.clone();
+        view["title"] = json!(format!("{prefix}MatchView"));
+        view["description"] = json!(format!("A {name} match as one seat may see it"));
+        let props = &mut view["properties"];
+        props["game"] = json!({ "type": "string", "enum": [name] });
+        props["options"] = schema_ref(&format!("{prefix}ViewOptions"));
+        props["state"] = schema_ref(&format!("{prefix}State"));
+        props["legal_actions"] = json!({
+            "type": "array",
+            "items": { "anyOf": [schema_ref(&format!("{prefix}LegalAction")), schema_ref("Resume")] },
+        });
+        props["last_result"] = json!({
+            "oneOf": [{ "type": "null" }, schema_ref(&format!("{prefix}LastResult"))],
+        });
+        if let Some(example) = example_view(*game) {
+            view["examples"] = json!([example]);
+        }
+        schemas.insert(format!("{prefix}MatchView"), view);
+        views.push(prefix.clone());
+        actions.push(schema_ref(&format!("{prefix}Action")));
+        event_pages.push(prefix.clone());
+        let events = game_events(schemas, &event_base, &prefix, name, &kinds);
+        schemas.insert(format!("{prefix}Event"), events);
+        let page = event_page(&schemas["EventPage"], &prefix, name);
+        schemas.insert(format!("{prefix}EventPage"), page);
+    }
+    schemas.insert(
+        "MatchView".into(),
+        discriminated(&views, "MatchView", "game"),
+    );
+    schemas.insert(
+        "EventPage".into(),
+        discriminated(&event_pages, "EventPage", "game"),
+    );
+    schemas.remove("Event");
+    schemas.insert(
+        "AnyAction".into(),
+        json!({
+            "description": "An action of the match's game (see `<Game>Action` and the view's legal_actions), or resume",
+            "anyOf": actions,
+        }),
+    );
+    let example = doc["components"]["schemas"]["DazhaMatchView"]["examples"][0].clone();
+    views_have_an_example(doc, &example);
+}
+
+/// A real view of `game` for the document: seat 0's at the first deal of a fixed shuffle,
+/// rendered by the game's engine as the server renders it (the tests check every example
+/// against its schema).
+fn example_view(game: &dyn games::DynGame) -> Option<Value> {
+    use games::engine::{Ctx, HandStart};
+    let seats = game
+        .table_size()
+        .unwrap_or(4)
+        .clamp(*game.seats().start(), *game.seats().end());
+    let (platform, raw) = crate::matches::options::PlatformOptions::split(None).ok()?;
+    let options = game.options(seats, &raw).ok()?;
+    let mut state = game.new_match(&options, seats).ok()?;
+    let mut deck = game.deck(&options).ok()?;
+    games::shuffle::shuffle(&mut deck, &[7; 32]);
+    state.start_hand(HandStart {
+        deck,
+        ctx: Ctx {
+            now_ms: 1_795_428_000_000,
+        },
+        wallets: vec![1000; seats],
+        scores: vec![0; seats],
+    });
+    let view = state.view(Some(0));
+    let names = ["alice", "bob", "carol", "dave", "erin", "frank"];
+    let seat_list: Vec<Value> = (0..seats)
+        .map(|i| {
+            json!({
+                "seat": i, "user_id": uuid::Uuid::from_u128(i as u128 + 1), "username": names[i % names.len()],
+                "coins_at_table": view.coins_at_table.get(i).copied().flatten(), "auto": false, "bot": i > 0,
+            })
+        })
+        .collect();
+    let legal: Vec<Value> = state
+        .legal_actions(0)
+        .iter()
+        .filter_map(|a| serde_json::from_str(a.get()).ok())
+        .collect();
+    let to_act = if state.to_act_hidden() {
+        state.to_act().into_iter().filter(|s| *s == 0).collect()
+    } else {
+        state.to_act()
+    };
+    Some(json!({
+        "id": uuid::Uuid::from_u128(0x3e2d_1c0b_9a8f_4e7d_8c6b_5a4f_3e2d_1c0b),
+        "game": game.name(),
+        "status": "playing",
+        "version": 6,
+        "options": platform.merge_into(options),
+        "seats": seat_list,
+        "you": { "seat": 0 },
+        "hand_no": state.hand_no(),
+        "phase": state.phase(),
+        "to_act": to_act,
+        "deadline": "2026-11-23T10:15:20Z",
+        "legal_actions": legal,
+        "shuffle_commitment": games::shuffle::commitment(&[7; 32]),
+        "tournament_id": null,
+        "tournament": null,
+        "state": serde_json::from_str::<Value>(view.state.get()).ok()?,
+        "last_result": null,
+    }))
+}
+
+/// Every response that is a `MatchView` shows `example` (a 打炸 view).
+fn views_have_an_example(doc: &mut Value, example: &Value) {
+    let view = schema_ref("MatchView");
+    let ops = doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
+    for op in ops {
+        let responses = op["responses"].as_object_mut().into_iter().flatten();
+        for (_, r) in responses {
+            if let Some(c) = r.pointer_mut("/content/application~1json")
+                && c["schema"] == view
+            {
+                c["example"] = example.clone();
             }
-            if let Some(o) = schema.as_object_mut() {
-                o.remove("$schema");
-            }
-            out.insert(format!("{prefix}{part}"), schema);
         }
     }
-    out
+}
+
+/// A `oneOf` of every game's `<Game><part>`, told apart by `property`.
+fn discriminated(prefixes: &[String], part: &str, property: &str) -> Value {
+    let mapping: Map<String, Value> = games::all()
+        .iter()
+        .zip(prefixes)
+        .map(|(g, p)| {
+            (
+                g.name().to_string(),
+                json!(format!("#/components/schemas/{p}{part}")),
+            )
+        })
+        .collect();
+    json!({
+        "oneOf": prefixes.iter().map(|p| schema_ref(&format!("{p}{part}"))).collect::<Vec<_>>(),
+        "discriminator": { "propertyName": property, "mapping": mapping },
+    })
+}
+
+/// A game's options as a view shows them: the game's, and the platform's beside them.
+fn view_options(game: &Value, platform: &Value, name: &str) -> Value {
+    let mut props = game["properties"].as_object().cloned().unwrap_or_default();
+    for (k, v) in platform["properties"].as_object().into_iter().flatten() {
+        props.insert(k.clone(), v.clone());
+    }
+    json!({
+        "description": format!("The options of a {name} match: the game's (docs/rules/{name}.md) and the platform's"),
+        "type": "object",
+        "properties": props,
+        "required": platform["required"],
+        "additionalProperties": false,
+    })
+}
+
+/// Every event of a game's log: its engine's kinds and the platform's, by `type`.
+fn game_events(
+    schemas: &mut Map<String, Value>,
+    base: &Value,
+    prefix: &str,
+    game: &str,
+    engine_kinds: &[&str],
+) -> Value {
+    use crate::matches::table::events;
+    let mut kinds: Vec<(String, Value)> = events::schemas()
+        .into_iter()
+        .map(|(kind, schema)| (kind.to_string(), schema))
+        .collect();
+    kinds.push((
+        events::HAND_ENDED.to_string(),
+        schema_ref(&format!("{prefix}LastResult")),
+    ));
+    for kind in engine_kinds {
+        let data = schema_ref(&format!("{prefix}{}Data", capitalized_words(kind)));
+        match kinds.iter_mut().find(|(k, _)| k.as_str() == *kind) {
+            Some((_, shared)) => *shared = json!({ "anyOf": [shared.clone(), data] }),
+            None => kinds.push((kind.to_string(), data)),
+        }
+    }
+    kinds.sort_by(|a, b| a.0.cmp(&b.0));
+    let mut variants = Vec::new();
+    let mut mapping = Map::new();
+    for (kind, data) in kinds {
+        let name = format!("{prefix}{}Event", capitalized_words(&kind));
+        let mut event = base.clone();
+        event["title"] = json!(name);
+        event["properties"]["type"] = json!({ "type": "string", "enum": [kind] });
+        event["properties"]["data"] = data;
+        schemas.insert(name.clone(), event);
+        mapping.insert(kind, json!(format!("#/components/schemas/{name}")));
+        variants.push(schema_ref(&name));
+    }
+    json!({
+        "description": format!("An event of a {game} match"),
+        "oneOf": variants,
+        "discriminator": { "propertyName": "type", "mapping": mapping },
+    })
+}
+
+fn event_page(base: &Value, prefix: &str, game: &str) -> Value {
+    let mut page = base.clone();
+    page["title"] = json!(format!("{prefix}EventPage"));
+    page["properties"]["game"] = json!({ "type": "string", "enum": [game] });
+    page["properties"]["events"] =
+        json!({ "type": "array", "items": schema_ref(&format!("{prefix}Event")) });
+    page
+}
+
+/// Adds a game's schemars schema as component `name`, its shared definitions lifted to
+/// `<Game>_<Def>`, and the titles schemars gives (the Rust type's name, the same in every
+/// game) replaced by the component's name.
+fn lift(schemas: &mut Map<String, Value>, prefix: &str, name: &str, schema: Value) {
+    let mut schema = retarget(schema, prefix);
+    if let Some(defs) = schema.as_object_mut().and_then(|o| o.remove("$defs")) {
+        for (def, mut s) in defs.as_object().cloned().into_iter().flatten() {
+            let def_name = format!("{prefix}_{def}");
+            s["title"] = json!(def_name);
+            schemas.insert(def_name, s);
+        }
+    }
+    if let Some(o) = schema.as_object_mut() {
+        o.remove("$schema");
+        o.insert("title".into(), json!(name));
+    }
+    schemas.insert(name.to_string(), schema);
 }
 
 fn capitalized(name: &str) -> String {
@@ -80,6 +605,11 @@ fn capitalized(name: &str) -> String {
     c.next()
         .map(|f| f.to_uppercase().collect::<String>() + c.as_str())
         .unwrap_or_default()
+}
+
+/// `hand_started` → `HandStarted`.
+fn capitalized_words(kind: &str) -> String {
+    kind.split('_').map(capitalized).collect()
 }
 
 /// Points schemars' `#/$defs/X` references at the lifted components.

@@ -184,6 +184,7 @@ impl Application {
                     !cors_origins.is_empty(),
                     cors(&cors_origins),
                 ))
+                .wrap(middleware::from_fn(crate::error::localize))
                 .wrap(middleware::from_fn(metrics::track))
                 .app_data(metrics.clone())
                 .app_data(metrics_access.clone())

@@ -4,7 +4,7 @@
 
 use chrono::{DateTime, Utc};
 use serde::Serialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::PgPool;
 use uuid::Uuid;
 
@@ -32,19 +32,28 @@ fn statuses(raw: Option<&str>, allowed: &[&str]) -> ApiResult<Option<Vec<String>
         .map(Some)
 }
 
-#[derive(Serialize, sqlx::FromRow)]
-struct MyMatch {
+/// A match the caller sits at.
+#[derive(Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct MyMatch {
     id: Uuid,
+    #[schema(value_type = crate::openapi::GameName)]
     game: String,
+    /// The table size.
     seats: i32,
+    #[schema(value_type = crate::matches::table::Status)]
     status: String,
+    /// The match version: fetch the view when it is above the one you have.
     version: i64,
+    /// Your seat.
     seat: i32,
     hand_no: i32,
+    /// The seats whose action the match waits for (only your own while who is asked is
+    /// secret, as in 扯胡子's claim windows).
     to_act: Vec<i32>,
     /// Who is asked is a secret now: the list shows the caller's own seat only.
     #[serde(skip)]
     to_act_hidden: bool,
+    /// Playing and your seat is in `to_act`.
     #[sqlx(skip)]
     your_turn: bool,
     deadline: Option<DateTime<Utc>>,
@@ -60,7 +69,7 @@ fn known_game(q: &ListQuery) -> ApiResult<()> {
 }
 
 /// The matches `user` sits at, newest first.
-pub async fn mine(pool: &PgPool, user: Uuid, q: &ListQuery) -> ApiResult<Value> {
+pub async fn mine(pool: &PgPool, user: Uuid, q: &ListQuery) -> ApiResult<MyMatchPage> {
     let statuses = statuses(q.status.as_deref(), &STATUSES)?;
     known_game(q)?;
     let limit = cursor::limit(q.limit, 20, 100)?;
@@ -90,27 +99,59 @@ pub async fn mine(pool: &PgPool, user: Uuid, q: &ListQuery) -> ApiResult<Value> 
         }
         m.your_turn = m.status == "playing" && m.to_act.contains(&m.seat);
     }
-    Ok(json!({ "matches": rows, "has_more": next_before.is_some(), "next_before": next_before }))
+    Ok(MyMatchPage {
+        has_more: next_before.is_some(),
+        matches: rows,
+        next_before,
+    })
 }
 
-#[derive(Serialize, sqlx::FromRow)]
-struct OpenMatch {
+/// One page of the caller's matches, newest first.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct MyMatchPage {
+    matches: Vec<MyMatch>,
+    /// More matches below this page.
+    has_more: bool,
+    /// Pass as `before` for the next page; null on the last.
+    next_before: Option<String>,
+}
+
+/// One page of open or live tables, newest first.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct OpenMatchPage {
+    matches: Vec<OpenMatch>,
+    /// More matches below this page.
+    has_more: bool,
+    /// Pass as `before` for the next page; null on the last.
+    next_before: Option<String>,
+}
+
+/// A table anyone may join or watch.
+#[derive(Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct OpenMatch {
     id: Uuid,
+    #[schema(value_type = crate::openapi::GameName)]
     game: String,
     seats: i32,
+    /// Seats taken.
     taken: i64,
+    /// `waiting` or `playing`.
+    #[schema(value_type = crate::matches::table::Status)]
     status: String,
     version: i64,
     hand_no: i32,
+    /// The match's options, as its view shows them.
+    #[schema(value_type = Object)]
     options: Value,
-    players: Value,
+    #[schema(value_type = Vec<OpenSeat>)]
+    players: sqlx::types::Json<Vec<OpenSeat>>,
     tournament_id: Option<Uuid>,
     created_at: DateTime<Utc>,
 }
 
 /// Tables waiting for players (default) or being played, newest first: what anyone may join
 /// or watch (a non-seated caller gets the public view of a match).
-pub async fn open(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
+pub async fn open(pool: &PgPool, q: &ListQuery) -> ApiResult<OpenMatchPage> {
     let statuses =
         statuses(q.status.as_deref(), &STATUSES[..2])?.unwrap_or_else(|| vec!["waiting".into()]);
     known_game(q)?;
@@ -139,5 +180,17 @@ pub async fn open(pool: &PgPool, q: &ListQuery) -> ApiResult<Value> {
     .fetch_all(pool)
     .await?;
     let (rows, next_before) = page(rows, limit, |m| cursor::encode(m.created_at, m.id));
-    Ok(json!({ "matches": rows, "has_more": next_before.is_some(), "next_before": next_before }))
+    Ok(OpenMatchPage {
+        has_more: next_before.is_some(),
+        matches: rows,
+        next_before,
+    })
+}
+
+/// A seated player of an open table.
+#[derive(Serialize, serde::Deserialize, utoipa::ToSchema)]
+pub struct OpenSeat {
+    seat: i32,
+    username: String,
+    bot: bool,
 }

@@ -1,7 +1,7 @@
 //! 金币场 matchmaking: players queue by game and stake; when a game's seat count of players
 //! with the same stake wait, a coin-room match is made with a random seating.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -26,7 +26,7 @@ fn coin_game(name: &str) -> ApiResult<&'static dyn games::DynGame> {
         .ok_or_else(|| ApiError::NotFound(format!("there are no coin rooms for {name:?}")))
 }
 
-async fn status(conn: &mut PgConnection, user: Uuid, game: &str) -> ApiResult<Value> {
+async fn status(conn: &mut PgConnection, user: Uuid, game: &str) -> ApiResult<QueueEntry> {
     let row: Option<(String, i64, chrono::DateTime<chrono::Utc>, Option<Uuid>)> = sqlx::query_as(
         "SELECT game, stake, queued_at, match_id FROM lobby_queue WHERE user_id = $1 AND game = $2",
     )
@@ -43,14 +43,40 @@ async fn status(conn: &mut PgConnection, user: Uuid, game: &str) -> ApiResult<Va
     .bind(stake)
     .fetch_one(&mut *conn)
     .await?;
-    Ok(json!({
-        "status": if match_id.is_some() { "matched" } else { "queued" },
-        "game": game,
-        "stake": stake,
-        "queued_at": queued_at,
-        "match_id": match_id,
-        "waiting": waiting,
-    }))
+    Ok(QueueEntry {
+        status: if match_id.is_some() {
+            QueueStatus::Matched
+        } else {
+            QueueStatus::Queued
+        },
+        game,
+        stake,
+        queued_at,
+        match_id,
+        waiting,
+    })
+}
+
+/// The caller's place in a coin-room queue.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct QueueEntry {
+    pub status: QueueStatus,
+    pub game: String,
+    pub stake: i64,
+    pub queued_at: chrono::DateTime<chrono::Utc>,
+    /// The match made for the caller, once matched.
+    pub match_id: Option<Uuid>,
+    /// Players waiting at this stake.
+    pub waiting: i64,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueStatus {
+    /// Waiting for three more players at this stake.
+    Queued,
+    /// Seated at `match_id`.
+    Matched,
 }
 
 pub async fn enqueue(
@@ -59,7 +85,7 @@ pub async fn enqueue(
     user: &AuthUser,
     game_name: &str,
     stake: i64,
-) -> ApiResult<Value> {
+) -> ApiResult<QueueEntry> {
     let game = coin_game(game_name)?;
     if !(1..=MAX_STAKE).contains(&stake) {
         return Err(ApiError::Validation(format!(
@@ -170,7 +196,7 @@ async fn make_match(
     Ok(())
 }
 
-pub async fn get(pool: &PgPool, user: &AuthUser, game_name: &str) -> ApiResult<Value> {
+pub async fn get(pool: &PgPool, user: &AuthUser, game_name: &str) -> ApiResult<QueueEntry> {
     let game = coin_game(game_name)?;
     let mut conn = pool.acquire().await?;
     status(&mut conn, user.id, game.name()).await

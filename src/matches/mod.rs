@@ -19,7 +19,7 @@ pub mod view;
 
 use games::cards::{Card, canonical};
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
 
@@ -31,17 +31,38 @@ use crate::error::{ApiError, ApiResult};
 use crate::ledger;
 use crate::notices::Via;
 
-#[derive(Debug, Deserialize)]
+/// A new match (api.md § Matches).
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateMatch {
+    /// The game (one of those served).
+    #[schema(value_type = crate::openapi::GameName)]
     pub game: String,
+    /// The table size, within the game's range; the game's default when absent.
+    #[schema(minimum = 1)]
     pub seats: Option<u32>,
+    /// The game's options (see docs/rules/<game>.md) plus the platform's: `turn_timeout_secs`
+    /// (default 20, ≥ 1), `hands` (end the match after this many hands), and for a coin room
+    /// `room: "coin"` with `stake`, `min_coins` (50), `room_fee` (1), `hands_per_game` (10).
+    #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
+    /// Seat the creator (default true).
+    #[schema(default = true)]
     pub join: Option<bool>,
+    /// Coins the creator brings to the table, in games that stake from a buy-in.
+    #[schema(minimum = 0)]
     pub buy_in: Option<i64>,
+    /// Admin only: the shuffle's seed, 64 hex digits.
+    #[schema(pattern = "^[0-9a-fA-F]{64}$")]
     pub seed: Option<String>,
+    /// Admin only: the first hand's cards in dealing order.
+    #[schema(value_type = Option<Vec<crate::openapi::Card>>)]
     pub deck: Option<Vec<String>>,
-    /// Server-side bots for the last seats (docs/api.md § Bots).
+    /// Seat this many server-side bots at the last seats (never in coin rooms; at least one
+    /// seat stays for a player). In games that stake coins from the wallet each bot is funded
+    /// by the house (PAIJU_BOT_COINS, plus the buy-in) and gives back what is left when the
+    /// match ends.
+    #[schema(minimum = 0, default = 0)]
     pub bots: Option<u32>,
 }
 
@@ -52,17 +73,25 @@ pub struct BotSettings {
     pub coins: i64,
 }
 
-#[derive(Debug, Deserialize)]
+/// Taking a seat: a given seat, or the first free one.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct JoinMatch {
+    #[schema(minimum = 0)]
     pub seat: Option<u32>,
+    /// Coins brought to the table, in games that stake from a buy-in.
+    #[schema(minimum = 0)]
     pub buy_in: Option<i64>,
 }
 
-#[derive(Debug, Deserialize, serde::Serialize)]
+/// One action for the caller's seat, at the view's version.
+#[derive(Debug, Deserialize, serde::Serialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ActionRequest {
+    /// The `version` of the view the action was chosen from.
     pub version: i64,
+    /// An action of the match's game (one of its `legal_actions`' types), or `{"type":"resume"}`.
+    #[schema(value_type = crate::openapi::AnyAction)]
     pub action: Value,
 }
 
@@ -334,9 +363,11 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<View> 
         crate::players::escape_tournament(&mut tx, tid, user.id).await?;
         t.put_in_auto(seat);
         t.record(
-            "escaped",
             Some(seat),
-            json!({ "user_id": user.id, "eliminated": true }),
+            table::events::Escaped {
+                user_id: user.id,
+                eliminated: Some(true),
+            },
         );
     } else {
         t.unseat(&mut tx, seat).await?;
@@ -349,15 +380,33 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<View> 
     Ok(t.view(Some(user.id)))
 }
 
-#[derive(sqlx::FromRow, serde::Serialize)]
-struct EventRow {
+/// One event of a match's log that the caller may see.
+#[derive(sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Event)]
+pub struct EventRow {
+    /// Position in the match's log: increasing, with gaps where events are private to others.
     seq: i64,
     #[serde(rename = "type")]
     kind: String,
+    /// The seat the event is about, if any.
     seat: Option<i32>,
+    #[schema(value_type = Object)]
     data: Value,
     at: chrono::DateTime<chrono::Utc>,
     hand_no: i32,
+}
+
+/// One page of a match's events, oldest first.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct EventPage {
+    /// The match's game: `events` are that game's.
+    #[schema(value_type = crate::openapi::GameName)]
+    pub game: String,
+    pub events: Vec<EventRow>,
+    /// More events after this page.
+    pub has_more: bool,
+    /// Pass as `after` for the next page.
+    pub next_after: i64,
 }
 
 pub async fn events(
@@ -366,14 +415,14 @@ pub async fn events(
     id: Uuid,
     after: i64,
     limit: i64,
-) -> ApiResult<Value> {
-    let exists: bool = sqlx::query_scalar("SELECT EXISTS (SELECT 1 FROM matches WHERE id = $1)")
+) -> ApiResult<EventPage> {
+    let game: Option<String> = sqlx::query_scalar("SELECT game FROM matches WHERE id = $1")
         .bind(id)
-        .fetch_one(pool)
+        .fetch_optional(pool)
         .await?;
-    if !exists {
+    let Some(game) = game else {
         return Err(ApiError::NotFound(format!("no match with id {id}")));
-    }
+    };
     let events: Vec<EventRow> = sqlx::query_as(
         "SELECT seq, kind, seat, data, at, hand_no FROM match_events
           WHERE match_id = $1 AND seq > $2
@@ -390,7 +439,12 @@ pub async fn events(
     let has_more = events.len() as i64 > limit;
     events.truncate(limit as usize);
     let next_after = events.last().map_or(after, |e| e.seq);
-    Ok(json!({ "events": events, "has_more": has_more, "next_after": next_after }))
+    Ok(EventPage {
+        game,
+        events,
+        has_more,
+        next_after,
+    })
 }
 
 #[derive(sqlx::FromRow)]
@@ -406,17 +460,68 @@ struct HandRow {
     result: Option<Value>,
 }
 
-#[derive(sqlx::FromRow, serde::Serialize)]
-struct ActionRow {
+/// One action of a replayed hand, as the engine took it.
+#[derive(sqlx::FromRow, serde::Serialize, utoipa::ToSchema)]
+#[schema(as = ReplayAction)]
+pub struct ActionRow {
     #[serde(skip)]
     hand_no: i32,
     seat: i32,
+    /// `action`, or what the platform did for the seat (`timeout`, `leave`, …).
     kind: String,
+    /// The game action, for `kind` `action`.
+    #[schema(value_type = Option<crate::openapi::AnyAction>)]
     action: Option<Value>,
+    /// The table clock at the action, in ms.
     now_ms: i64,
 }
 
-pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
+/// Every finished hand of a match, with what is needed to check its deal and play it again
+/// (api.md § Replays).
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Replay {
+    match_id: Uuid,
+    #[schema(value_type = crate::openapi::GameName)]
+    game: String,
+    seats: i32,
+    #[schema(value_type = Object)]
+    options: Value,
+    /// How a seed becomes the deck.
+    shuffle: &'static str,
+    hands: Vec<ReplayHand>,
+}
+
+/// One finished hand of a replay.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct ReplayHand {
+    hand_no: i32,
+    /// Hex; null when an admin fixed the deck.
+    seed: Option<String>,
+    /// SHA-256 of the seed, published when the hand was dealt.
+    shuffle_commitment: Option<String>,
+    /// Whether an admin fixed the deck.
+    #[schema(value_type = bool)]
+    deck_fixed: Value,
+    /// The cards in dealing order.
+    #[schema(value_type = Vec<crate::openapi::Card>)]
+    deck: Value,
+    /// The game's state when the hand began.
+    #[schema(value_type = Object)]
+    start_state: Value,
+    /// Each seat's wallet when the hand began.
+    #[schema(value_type = Vec<i64>)]
+    wallets: Value,
+    /// Each seat's 积分 when the hand began.
+    #[schema(value_type = Vec<i64>)]
+    scores: Value,
+    start_ms: i64,
+    actions: Vec<ActionRow>,
+    /// The hand's result, as the view's `last_result` showed it.
+    #[schema(value_type = Option<Object>)]
+    result: Option<Value>,
+}
+
+pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Replay> {
     let m: Option<(String, i32, Value)> =
         sqlx::query_as("SELECT game, seats, options FROM matches WHERE id = $1")
             .bind(id)
@@ -441,32 +546,39 @@ pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
     .bind(id)
     .fetch_all(pool)
     .await?;
-    let hands: Vec<Value> = hands
+    let mut actions = actions.into_iter().peekable();
+    let hands = hands
         .into_iter()
-        .map(|h| {
-            let acts: Vec<&ActionRow> = actions.iter().filter(|a| a.hand_no == h.hand_no).collect();
-            json!({
-                "hand_no": h.hand_no,
-                "seed": h.seed.map(|s| games::shuffle::to_hex(&s)),
-                "shuffle_commitment": h.commitment,
-                "deck_fixed": h.deck["fixed"],
-                "deck": h.deck["cards"],
-                "start_state": h.start_state,
-                "wallets": h.wallets,
-                "scores": h.scores,
-                "start_ms": h.start_ms,
-                "actions": acts,
-                "result": h.result,
-            })
+        .map(|mut h| {
+            // Both lists are in hand order: each hand takes the actions of its number.
+            let mut acts = Vec::new();
+            while let Some(a) = actions.next_if(|a| a.hand_no <= h.hand_no) {
+                if a.hand_no == h.hand_no {
+                    acts.push(a);
+                }
+            }
+            ReplayHand {
+                hand_no: h.hand_no,
+                seed: h.seed.map(|s| games::shuffle::to_hex(&s)),
+                shuffle_commitment: h.commitment,
+                deck_fixed: h.deck["fixed"].take(),
+                deck: h.deck["cards"].take(),
+                start_state: h.start_state,
+                wallets: h.wallets,
+                scores: h.scores,
+                start_ms: h.start_ms,
+                actions: acts,
+                result: h.result,
+            }
         })
         .collect();
-    Ok(json!({
-        "match_id": id,
-        "game": game,
-        "seats": seats,
-        "options": options,
-        "shuffle": "Fisher-Yates over ChaCha20 seeded with the 32-byte seed; the deck order \
-                    before shuffling is the game's deck listing (see docs/rules)",
-        "hands": hands,
-    }))
+    Ok(Replay {
+        match_id: id,
+        game,
+        seats,
+        options,
+        shuffle: "Fisher-Yates over ChaCha20 seeded with the 32-byte seed; the deck order \
+                  before shuffling is the game's deck listing (see docs/rules)",
+        hands,
+    })
 }

@@ -1,7 +1,7 @@
 //! Options the platform handles itself, taken out of a match's `options` before the rest goes
 //! to the game engine.
 
-use serde_json::{Map, Value, json};
+use serde_json::{Map, Value};
 
 use crate::error::ApiError;
 
@@ -37,6 +37,39 @@ impl CoinRoom {
             hands_per_game: Self::DEFAULT_HANDS_PER_GAME,
         }
     }
+}
+
+/// The platform's options as a match's `options` show them, beside the game's.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[schema(as = PlatformOptions)]
+pub struct ShownOptions {
+    /// Seconds a seat has to act before the server acts for it (托管).
+    #[schema(minimum = 1)]
+    turn_timeout_secs: u32,
+    /// The match ends after this many hands; null: it goes on until the game ends it.
+    hands: Option<u32>,
+    /// Coins a player must hold to take a seat.
+    buy_in: i64,
+    /// `coin` at a coin room (金币场), else null.
+    room: Option<RoomKind>,
+    /// A coin room's stake (底注): coins per unit won or lost.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stake: Option<i64>,
+    /// A coin room's minimum wallet to sit down and to be dealt a hand.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    min_coins: Option<i64>,
+    /// A coin room's fee per player per game (台费).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    room_fee: Option<i64>,
+    /// A coin room's hands per game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hands_per_game: Option<u32>,
+}
+
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RoomKind {
+    Coin,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -164,18 +197,19 @@ impl PlatformOptions {
             Value::Object(m) => m,
             _ => Map::new(),
         };
-        m.insert("turn_timeout_secs".into(), self.turn_timeout_secs.into());
-        m.insert("hands".into(), self.hands.into());
-        m.insert("buy_in".into(), self.buy_in.into());
-        m.insert(
-            "room".into(),
-            self.room.as_ref().map(|_| json!("coin")).into(),
-        );
-        if let Some(r) = &self.room {
-            m.insert("stake".into(), r.stake.into());
-            m.insert("min_coins".into(), r.min_coins.into());
-            m.insert("room_fee".into(), r.room_fee.into());
-            m.insert("hands_per_game".into(), r.hands_per_game.into());
+        let room = self.room.as_ref();
+        let shown = ShownOptions {
+            turn_timeout_secs: self.turn_timeout_secs,
+            hands: self.hands,
+            buy_in: self.buy_in,
+            room: room.map(|_| RoomKind::Coin),
+            stake: room.map(|r| r.stake),
+            min_coins: room.map(|r| r.min_coins),
+            room_fee: room.map(|r| r.room_fee),
+            hands_per_game: room.map(|r| r.hands_per_game),
+        };
+        if let Ok(Value::Object(ours)) = serde_json::to_value(shown) {
+            m.extend(ours);
         }
         Value::Object(m)
     }
@@ -216,6 +250,7 @@ impl PlatformOptions {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     #[test]
     fn platform_keys_are_split_off_and_checked() {

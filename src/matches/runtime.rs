@@ -488,7 +488,7 @@ impl Runtime {
     }
 
     /// A 提示 for the caller: the move the game's bot would make in their seat now.
-    pub async fn hint(&self, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+    pub async fn hint(&self, user: &AuthUser, id: Uuid) -> ApiResult<Hint> {
         let t = self.read(id).await?;
         if t.seat_of(user.id).is_none() {
             return Err(ApiError::Forbidden(
@@ -501,7 +501,10 @@ impl Runtime {
             .ok_or_else(|| {
                 ApiError::NotYourTurn("there is nothing to hint: your seat need not act now".into())
             })?;
-        Ok(json!({ "version": t.version(), "action": action }))
+        Ok(Hint {
+            version: t.version(),
+            action,
+        })
     }
 
     /// The cached table of match `id` at `version` or newer. The notification can overtake
@@ -550,4 +553,14 @@ fn keyed(
 fn json_view(view: &View) -> ApiResult<Value> {
     serde_json::to_value(view)
         .map_err(|e| ApiError::Internal(anyhow::anyhow!("a view as JSON: {e}")))
+}
+
+/// A 提示: the move the game's bot would make for the caller's seat now.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+pub struct Hint {
+    /// The view's version the hint is for.
+    pub version: i64,
+    /// An action of the match's game, ready to submit.
+    #[schema(value_type = crate::openapi::AnyAction)]
+    pub action: Value,
 }

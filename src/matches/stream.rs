@@ -69,17 +69,31 @@ const PROBE_WAIT: Duration = Duration::from_millis(600);
 /// What a refused stream's `Retry-After` says, in seconds.
 const RETRY_AFTER_SECS: u32 = 5;
 
-/// What the stream says of a match.
-#[derive(Clone, Debug, Serialize, sqlx::FromRow)]
-struct MatchNews {
+/// The stream's first event: who it is for and the live matches they sit at.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = StreamHello)]
+pub struct Hello {
+    user_id: Uuid,
+    matches: Vec<MatchNews>,
+}
+
+/// The stream's `match` event: a match the player sits at changed (fetch its view when
+/// `version` is above the one you have).
+#[derive(Clone, Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[schema(as = StreamMatch)]
+pub struct MatchNews {
     match_id: Uuid,
     version: i64,
+    #[schema(value_type = crate::matches::table::Status)]
     status: String,
     hand_no: i32,
+    /// The seats whose action the match waits for (only the player's own while who is asked
+    /// is secret).
     to_act: Vec<i32>,
     /// Who is asked is a secret now: the news shows the player's own seat only.
     #[serde(skip)]
     to_act_hidden: bool,
+    /// Playing and the player's seat is in `to_act`.
     #[sqlx(skip)]
     your_turn: bool,
     deadline: Option<DateTime<Utc>>,
@@ -296,7 +310,10 @@ impl Live {
         for m in &live {
             self.follow(m.match_id, m.version);
         }
-        let hello = json!({ "user_id": self.user, "matches": live });
+        let hello = json!(Hello {
+            user_id: self.user,
+            matches: live,
+        });
         self.push("hello", &hello);
         Ok(())
     }

@@ -1,21 +1,45 @@
 use actix_web::{HttpResponse, post, web};
-use serde_json::json;
+use serde::Serialize;
 use sqlx::PgPool;
 
 use crate::accounts::{self, Credentials, User};
 use crate::auth::{Jwt, Role};
-use crate::error::ApiResult;
+use crate::error::{ApiResult, ProblemResponse};
 
-pub fn session(jwt: &Jwt, user: &User) -> ApiResult<serde_json::Value> {
-    Ok(json!({
-        "user": user,
-        "access_token": jwt.issue(user.id, &user.username, user.role, user.generation)?,
-        "token_type": "Bearer",
-    }))
+/// A signed-in session: the account and a bearer token for it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Session {
+    pub user: User,
+    /// Send as `Authorization: Bearer <access_token>`; it expires after PAIJU_TOKEN_TTL_SECS.
+    pub access_token: String,
+    /// Always `Bearer`.
+    pub token_type: &'static str,
+}
+
+pub fn session(jwt: &Jwt, user: &User) -> ApiResult<Session> {
+    Ok(Session {
+        user: user.clone(),
+        access_token: jwt.issue(user.id, &user.username, user.role, user.generation)?,
+        token_type: "Bearer",
+    })
 }
 
 // The limiter wraps the route itself, so it runs for every spelling of the path the router
 // accepts (percent-encoded letters included).
+#[utoipa::path(
+    operation_id = "register",
+    tag = "accounts",
+    summary = "Create a player account",
+    request_body(content = Credentials, example = json!({"password": "correct horse", "username": "alice"})),
+    responses(
+        (status = 201, description = "Registered", body = Session, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"), ("Location" = String, description = "where the created resource is read"))),
+        (status = 400, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+        (status = 429, response = ProblemResponse),
+    ),
+    security(()),
+)]
 #[post(
     "/v1/auth/register",
     wrap = "actix_web::middleware::from_fn(crate::metrics::rate_limit)"
@@ -33,6 +57,19 @@ pub async fn register(
         .json(session(&jwt, &user)?))
 }
 
+#[utoipa::path(
+    operation_id = "login",
+    tag = "accounts",
+    summary = "Log in",
+    request_body(content = Credentials, example = json!({"password": "correct horse", "username": "alice"})),
+    responses(
+        (status = 200, description = "Logged in", body = Session),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 429, response = ProblemResponse),
+    ),
+    security(()),
+)]
 #[post(
     "/v1/auth/login",
     wrap = "actix_web::middleware::from_fn(crate::metrics::rate_limit)"

@@ -3,15 +3,34 @@ use serde::Deserialize;
 use sqlx::PgPool;
 
 use crate::auth::AuthUser;
-use crate::error::ApiResult;
+use crate::error::{ApiResult, ProblemResponse};
 use crate::matches::lobby::{self, LobbySettings};
 
-#[derive(Deserialize)]
+/// The stake (底注) of the coin room to queue for.
+#[derive(Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Enqueue {
+    #[schema(minimum = 1, maximum = 1_000_000_000)]
     stake: i64,
 }
 
+#[utoipa::path(
+    operation_id = "joinQueue",
+    tag = "lobby",
+    summary = "Queue for a coin room (金币场) at a stake; four players of one stake make a match with random seating",
+    params(
+        ("game" = String, Path, description = "a game with coin rooms"),
+    ),
+    request_body(content = Enqueue, example = json!({"stake": 2})),
+    responses(
+        (status = 201, description = "The caller's queue entry", body = lobby::QueueEntry, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"), ("Location" = String, description = "where the created resource is read"))),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
 #[post("/v1/lobby/{game}/queue")]
 pub async fn enqueue(
     pool: web::Data<PgPool>,
@@ -26,6 +45,19 @@ pub async fn enqueue(
         .json(queued))
 }
 
+#[utoipa::path(
+    operation_id = "getQueueEntry",
+    tag = "lobby",
+    summary = "The caller's queue entry: queued, or matched with the match id",
+    params(
+        ("game" = String, Path, description = "a game with coin rooms"),
+    ),
+    responses(
+        (status = 200, description = "Queue entry", body = lobby::QueueEntry, example = json!({"game": "dazha", "match_id": null, "queued_at": "2026-11-23T10:00:00Z", "stake": 2, "status": "queued", "waiting": 3})),
+        (status = 401, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+    ),
+)]
 #[get("/v1/lobby/{game}/queue")]
 pub async fn status(
     pool: web::Data<PgPool>,
@@ -35,6 +67,19 @@ pub async fn status(
     Ok(HttpResponse::Ok().json(lobby::get(&pool, &user, &path).await?))
 }
 
+#[utoipa::path(
+    operation_id = "leaveQueue",
+    tag = "lobby",
+    summary = "Leave the queue",
+    params(
+        ("game" = String, Path, description = "a game with coin rooms"),
+    ),
+    responses(
+        (status = 204, description = "Left the queue"),
+        (status = 401, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+    ),
+)]
 #[delete("/v1/lobby/{game}/queue")]
 pub async fn leave(
     pool: web::Data<PgPool>,

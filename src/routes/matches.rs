@@ -9,7 +9,7 @@ use uuid::Uuid;
 
 use crate::auth::AuthUser;
 use crate::cursor::ListQuery;
-use crate::error::{ApiError, ApiResult};
+use crate::error::{ApiError, ApiResult, ProblemResponse};
 use crate::matches::lists;
 use crate::matches::runtime::Runtime;
 use crate::matches::view::View;
@@ -44,6 +44,21 @@ fn none_match(header: &str, etag: &str) -> bool {
         .any(|t| t == "*" || t.strip_prefix("W/").unwrap_or(t) == etag)
 }
 
+#[utoipa::path(
+    operation_id = "createMatch",
+    tag = "matches",
+    summary = "Create a match",
+    description = "`seed` and `deck` are accepted from admins only. `buy_in` is the coins a player must hold to take a seat (games stake from the wallet as they play).",
+    request_body(content = CreateMatch, example = json!({"game": "dazha", "options": {"hands": 8, "turn_timeout_secs": 20}})),
+    responses(
+        (status = 201, description = "The match view", body = crate::openapi::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"), ("Location" = String, description = "where the created resource is read"))),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 403, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
 #[post("/v1/matches")]
 pub async fn create(
     pool: web::Data<PgPool>,
@@ -57,6 +72,24 @@ pub async fn create(
     Ok(view_with(created, view))
 }
 
+#[utoipa::path(
+    operation_id = "listOpenMatches",
+    tag = "matches",
+    summary = "Open tables to join, or live tables to watch",
+    description = "Tables waiting for players (the default) or being played (`status=playing`), newest first, with who sits where. Anyone signed in may list them; a caller not seated at a match gets its public view from GET /v1/matches/{id}.",
+    params(
+        ("game" = Option<String>, Query, description = "only this game"),
+        ("status" = Option<String>, Query, description = "waiting (default), playing, or both comma-separated", max_length = 100),
+        ("limit" = Option<i64>, Query, description = "matches per page", minimum = 1, maximum = 100, example = 20),
+        ("before" = Option<String>, Query, description = "the next_before of the previous page", max_length = 100),
+    ),
+    responses(
+        (status = 200, description = "A page of tables", body = lists::OpenMatchPage, example = json!({"has_more": false, "matches": [{"created_at": "2026-11-23T10:00:00Z", "game": "dazha", "hand_no": 0, "id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "options": {"hands": 8, "turn_timeout_secs": 20}, "players": [{"bot": false, "seat": 0, "username": "alice"}, {"bot": false, "seat": 1, "username": "bob"}, {"bot": true, "seat": 3, "username": "bot_1a2b3c4d"}], "seats": 4, "status": "waiting", "taken": 3, "tournament_id": null, "version": 3}], "next_before": null})),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
 #[get("/v1/matches")]
 pub async fn list(
     pool: web::Data<PgPool>,
@@ -66,6 +99,23 @@ pub async fn list(
     Ok(HttpResponse::Ok().json(lists::open(&pool, &q).await?))
 }
 
+#[utoipa::path(
+    operation_id = "getHint",
+    tag = "matches",
+    summary = "The move the server's bot would make for the caller now",
+    description = "A legal action for the caller's seat chosen by the game's bot policy (docs/rules/<game>.md § Bots and hints), with the version it was chosen at: post it as is to /actions. 409 not_your_turn when the seat need not act.",
+    params(
+        ("id" = Uuid, Path),
+    ),
+    responses(
+        (status = 200, description = "A legal action", body = crate::matches::runtime::Hint, example = json!({"action": {"cards": ["3S", "3H"], "type": "play"}, "version": 12})),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 403, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+    ),
+)]
 #[get("/v1/matches/{id}/hint")]
 pub async fn hint(
     runtime: web::Data<Runtime>,
@@ -75,6 +125,24 @@ pub async fn hint(
     Ok(HttpResponse::Ok().json(runtime.hint(&user, path.into_inner()).await?))
 }
 
+#[utoipa::path(
+    operation_id = "joinMatch",
+    tag = "matches",
+    summary = "Take a seat; the first hand is dealt when every seat is taken",
+    params(
+        ("id" = Uuid, Path),
+    ),
+    request_body(content = JoinMatch, example = json!({"seat": 2})),
+    responses(
+        (status = 200, description = "The view", body = crate::openapi::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 403, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
 #[post("/v1/matches/{id}/join")]
 pub async fn join(
     pool: web::Data<PgPool>,
@@ -119,6 +187,20 @@ fn sent_a_body(req: &HttpRequest) -> bool {
     }
 }
 
+#[utoipa::path(
+    operation_id = "leaveMatch",
+    tag = "matches",
+    summary = "Leave: before the first deal frees the seat; during play it is 逃跑 with the game's escape penalty",
+    params(
+        ("id" = Uuid, Path),
+    ),
+    responses(
+        (status = 200, description = "The view (now as a spectator)", body = crate::openapi::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 401, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+    ),
+)]
 #[post("/v1/matches/{id}/leave")]
 pub async fn leave(
     pool: web::Data<PgPool>,
@@ -137,6 +219,25 @@ pub struct ViewQuery {
     timeout: Option<u64>,
 }
 
+#[utoipa::path(
+    operation_id = "getMatch",
+    tag = "matches",
+    summary = "The caller's view of a match (public view if not seated)",
+    params(
+        ("id" = Uuid, Path),
+        ("wait_version" = Option<i64>, Query, description = "long-poll: answer as soon as the version is above this"),
+        ("timeout" = Option<i64>, Query, description = "long-poll limit in seconds (default 30)", minimum = 0, maximum = 30),
+        ("If-None-Match" = Option<String>, Header),
+    ),
+    responses(
+        (status = 200, description = "The view", body = crate::openapi::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 304, description = "If-None-Match matched the current version"),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
 #[get("/v1/matches/{id}")]
 pub async fn show(
     req: HttpRequest,
@@ -178,6 +279,26 @@ pub async fn show(
     Ok(view_response(view))
 }
 
+#[utoipa::path(
+    operation_id = "submitAction",
+    tag = "matches",
+    summary = "Submit one action for the caller's seat",
+    description = "409 `version_conflict` carries the current view under `view`; 409 `not_your_turn`; 422 `illegal_action` names the rule broken. `{\"type\":\"resume\"}` ends automatic play (托管) for the caller's seat.",
+    params(
+        ("id" = Uuid, Path),
+        ("Idempotency-Key" = Option<String>, Header, description = "the same key from the same user replays the first response; a key is kept 24 hours, after which the same key is a new request", min_length = 1, max_length = 64),
+    ),
+    request_body(content = ActionRequest, example = json!({"action": {"cards": ["3S", "3H"], "type": "play"}, "version": 12})),
+    responses(
+        (status = 200, description = "The new view", body = crate::openapi::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 403, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
 #[post("/v1/matches/{id}/actions")]
 pub async fn act(
     req: HttpRequest,
@@ -205,6 +326,23 @@ pub struct EventsQuery {
     limit: Option<i64>,
 }
 
+#[utoipa::path(
+    operation_id = "listMatchEvents",
+    tag = "matches",
+    summary = "Events after `after`, as visible to the caller",
+    params(
+        ("id" = Uuid, Path),
+        ("after" = Option<i64>, Query, description = "last seq already seen", minimum = 0, example = 0),
+        ("limit" = Option<i64>, Query, description = "events per page", minimum = 1, maximum = 1000, example = 500),
+    ),
+    responses(
+        (status = 200, description = "Events", body = matches::EventPage, example = json!({"events": [{"at": "2026-11-23T10:00:05Z", "data": {"user_id": "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d", "username": "dave"}, "hand_no": 0, "seat": 3, "seq": 41, "type": "joined"}, {"at": "2026-11-23T10:00:05Z", "data": {"hand_no": 1, "shuffle_commitment": "9b74c9897bac770ffc029102a200c5de0b1e2f6ea2f1d4c0e5b6a7f8091a2b3c"}, "hand_no": 1, "seat": null, "seq": 42, "type": "shuffle_committed"}], "has_more": false, "next_after": 42, "game": "dazha"})),
+        (status = 400, response = ProblemResponse),
+        (status = 401, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
 #[get("/v1/matches/{id}/events")]
 pub async fn events(
     pool: web::Data<PgPool>,
@@ -228,6 +366,19 @@ pub async fn events(
         .json(matches::events(&pool, &user, path.into_inner(), after, limit).await?))
 }
 
+#[utoipa::path(
+    operation_id = "getReplay",
+    tag = "matches",
+    summary = "Every finished hand: revealed seed, dealt deck, action log and result",
+    params(
+        ("id" = Uuid, Path),
+    ),
+    responses(
+        (status = 200, description = "Replay", body = matches::Replay, example = json!({"game": "chexuan", "hands": [{"actions": [{"action": {"amount": 50, "type": "set_bobo"}, "kind": "action", "now_ms": 1795428003000_i64, "seat": 0}], "deck": ["QH", "3D"], "deck_fixed": false, "hand_no": 1, "result": {"kind": "showdown"}, "scores": [0, 0], "seed": "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "shuffle_commitment": "9b74c9897bac770ffc029102a200c5de0b1e2f6ea2f1d4c0e5b6a7f8091a2b3c", "start_ms": 1795428000000_i64, "start_state": {}, "wallets": [100, 100]}], "match_id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "options": {"ante": 1, "turn_timeout_secs": 20}, "seats": 2, "shuffle": "Fisher-Yates over ChaCha20 seeded with the 32-byte seed; the deck order before shuffling is the game's deck listing (see docs/rules)"})),
+        (status = 401, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+    ),
+)]
 #[get("/v1/matches/{id}/replay")]
 pub async fn replay(
     pool: web::Data<PgPool>,

@@ -1,6 +1,7 @@
-//! HTTP routes, one file per resource. `ROUTES` lists every (method, path) of the API; a test
-//! checks it against the served OpenAPI document and against what actually answers. `PAGES`
-//! lists the web client's pages (`play`), served beside the API and not part of its document.
+//! HTTP routes, one file per resource. The API's routes are registered once (`api`), and the
+//! OpenAPI document is generated from that registration (`openapi`); `routes()` reads every
+//! (method, path) back from the document. `PAGES` lists the web client's pages (`play`),
+//! served beside the API and not part of its document.
 
 pub mod admin;
 pub mod auth;
@@ -21,49 +22,31 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 pub use play::PAGES;
 
-pub const ROUTES: &[(&str, &str)] = &[
-    ("get", "/healthz"),
-    ("get", "/openapi.json"),
-    ("get", "/metrics"),
-    ("post", "/v1/auth/register"),
-    ("post", "/v1/auth/login"),
-    ("get", "/v1/me"),
-    ("delete", "/v1/me"),
-    ("put", "/v1/me/password"),
-    ("get", "/v1/me/ledger"),
-    ("get", "/v1/me/matches"),
-    ("get", "/v1/me/stream"),
-    ("post", "/v1/admin/grants"),
-    ("get", "/v1/admin/users"),
-    ("get", "/v1/admin/users/{id}"),
-    ("put", "/v1/admin/users/{id}/role"),
-    ("get", "/v1/admin/audit"),
-    ("post", "/v1/matches"),
-    ("get", "/v1/matches"),
-    ("get", "/v1/matches/{id}"),
-    ("get", "/v1/matches/{id}/hint"),
-    ("post", "/v1/matches/{id}/join"),
-    ("post", "/v1/matches/{id}/leave"),
-    ("post", "/v1/matches/{id}/actions"),
-    ("get", "/v1/matches/{id}/events"),
-    ("get", "/v1/matches/{id}/replay"),
-    ("post", "/v1/lobby/{game}/queue"),
-    ("get", "/v1/lobby/{game}/queue"),
-    ("delete", "/v1/lobby/{game}/queue"),
-    ("post", "/v1/tournaments"),
-    ("get", "/v1/tournaments"),
-    ("get", "/v1/tournaments/{id}"),
-    ("patch", "/v1/tournaments/{id}"),
-    ("post", "/v1/tournaments/{id}/cancel"),
-    ("post", "/v1/tournaments/{id}/register"),
-    ("delete", "/v1/tournaments/{id}/register"),
-    ("post", "/v1/tournaments/{id}/start"),
-    ("get", "/v1/tournaments/{id}/standings"),
-];
+/// Every (method, path) of the API, as the generated document lists them.
+pub fn routes() -> &'static [(String, String)] {
+    static ROUTES: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(|| {
+        let doc = crate::openapi::document();
+        doc["paths"]
+            .as_object()
+            .into_iter()
+            .flatten()
+            .flat_map(|(path, ops)| {
+                ops.as_object()
+                    .into_iter()
+                    .flatten()
+                    .map(move |(method, _)| (method.clone(), path.clone()))
+            })
+            .collect()
+    });
+    &ROUTES
+}
 
 /// Every (method, path) served: the API's routes and the pages.
-fn served() -> impl Iterator<Item = &'static (&'static str, &'static str)> {
-    ROUTES.iter().chain(PAGES)
+fn served() -> impl Iterator<Item = (&'static str, &'static str)> {
+    routes()
+        .iter()
+        .map(|(m, p)| (m.as_str(), p.as_str()))
+        .chain(PAGES.iter().copied())
 }
 
 /// The pattern in `ROUTES` or `PAGES` that serves `path` (any method), without actix's regex
@@ -86,13 +69,28 @@ fn matches(pattern: &str, path: &str) -> bool {
 
 /// The methods served at `path` (for `Allow`), upper case.
 pub fn methods_at(path: &str) -> Vec<String> {
-    served()
+    const ORDER: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+    let mut methods: Vec<&str> = served()
         .filter(|(_, pattern)| matches(pattern, path))
-        .map(|(m, _)| m.to_uppercase())
-        .collect()
+        .map(|(m, _)| m)
+        .collect();
+    methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
+    methods.into_iter().map(str::to_uppercase).collect()
 }
 
+/// Registers the API and the web client's pages.
 pub fn configure(cfg: &mut web::ServiceConfig) {
+    api(&mut utoipa_actix_web::service_config::ServiceConfig::new(
+        cfg,
+    ));
+    cfg.service(play::root)
+        .service(play::index)
+        .service(play::file);
+}
+
+/// Registers the API's routes; the OpenAPI document is collected from the same registration
+/// (`openapi::document`), so a route cannot be served without being documented.
+pub fn api(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     cfg.app_data(
         web::JsonConfig::default()
             .limit(MAX_BODY_BYTES)
@@ -137,10 +135,7 @@ pub fn configure(cfg: &mut web::ServiceConfig) {
     .service(tournaments::start)
     .service(tournaments::standings)
     .service(tournaments::edit)
-    .service(tournaments::cancel)
-    .service(play::root)
-    .service(play::index)
-    .service(play::file);
+    .service(tournaments::cancel);
 }
 
 fn json_error(err: JsonPayloadError, _: &HttpRequest) -> actix_web::Error {

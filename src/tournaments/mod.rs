@@ -7,12 +7,12 @@
 pub mod bracket;
 mod standings;
 
-pub use standings::{Standing, standings, standings_csv};
+pub use standings::{Standing, StandingsPage, standings, standings_csv};
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use sqlx::{PgConnection, PgPool};
 use uuid::Uuid;
@@ -28,27 +28,170 @@ use bracket::{Contender, Format};
 
 const MAX_FEE: i64 = 1_000_000_000;
 
-#[derive(Debug, Deserialize)]
+/// A new knockout tournament (比赛场) of a game played by a fixed number of seats.
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
+    #[schema(value_type = crate::openapi::TournamentGame)]
     pub game: String,
+    #[schema(max_length = 100)]
     pub name: Option<String>,
+    /// Coins each player pays at the start into the prize pool (奖池).
+    #[schema(minimum = 0, maximum = 1_000_000_000)]
     pub entry_fee: i64,
     pub starts_at: DateTime<Utc>,
-    /// Default [`DEFAULT_HANDS_PER_ROUND`]; at least the table size.
+    /// Hands each table plays per round: at least the table size (4, or 3 for chehuzi: a round
+    /// is never decided by one deal); default 10, the seed's 局.
+    #[schema(minimum = 3, maximum = 100, default = 10)]
     pub hands_per_round: Option<u32>,
+    /// The game's options plus `turn_timeout_secs`.
+    #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
 }
 
 /// `PATCH /v1/tournaments/{id}`: any of the settings, before the start.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = TournamentEdit)]
 pub struct EditTournament {
+    #[schema(max_length = 100)]
     pub name: Option<String>,
+    #[schema(minimum = 0, maximum = 1_000_000_000)]
     pub entry_fee: Option<i64>,
     pub starts_at: Option<DateTime<Utc>>,
+    #[schema(minimum = 3, maximum = 100)]
     pub hands_per_round: Option<u32>,
+    #[schema(value_type = Option<Object>)]
     pub options: Option<Value>,
+}
+
+/// A tournament as the list shows it.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TournamentSummary {
+    id: Uuid,
+    name: String,
+    #[schema(value_type = crate::openapi::TournamentGame)]
+    game: String,
+    #[schema(value_type = TournamentStatus)]
+    status: String,
+    entry_fee: i64,
+    starts_at: DateTime<Utc>,
+    hands_per_round: i32,
+    #[schema(value_type = Object)]
+    options: Value,
+    /// 奖池总数: the entry fees paid.
+    prize_pool: i64,
+    /// The round being played (0 before the start).
+    round: i32,
+    /// The first of `winners`.
+    winner: Option<Uuid>,
+    /// The final's winners: one player, or the pair of fixed partners (升级) who share the pool.
+    winners: Vec<Uuid>,
+    created_by: Uuid,
+    created_at: DateTime<Utc>,
+    started_at: Option<DateTime<Utc>>,
+    finished_at: Option<DateTime<Utc>>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TournamentStatus {
+    Registering,
+    Running,
+    Finished,
+    Cancelled,
+}
+
+/// A tournament with its players and bracket.
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = Tournament)]
+pub struct TournamentDetail {
+    #[serde(flatten)]
+    summary: TournamentSummary,
+    players: Vec<TournamentPlayer>,
+    bracket: Bracket,
+    /// Players who advance from each table: 2 for a game with fixed partners (升级: the
+    /// winning pair), else 1.
+    #[schema(minimum = 1, maximum = 2)]
+    advance_per_table: usize,
+    /// How many players the field keeps: before the start, of those registered now (the
+    /// largest 4^k, 3^k for chehuzi, or 4·2^k for 升级's pairs, not above the registrations:
+    /// the latest registrants beyond it are left out and pay nothing); after it, the field.
+    field_size: usize,
+}
+
+impl TournamentDetail {
+    pub fn id(&self) -> Uuid {
+        self.summary.id
+    }
+}
+
+/// A registered player.
+#[derive(Serialize, sqlx::FromRow, utoipa::ToSchema)]
+pub struct TournamentPlayer {
+    user_id: Uuid,
+    username: String,
+    /// Registration order, from 1.
+    reg_no: i32,
+    /// Whether the player is in the field (null before the start).
+    in_field: Option<bool>,
+    /// The round the player lost, if any.
+    eliminated_round: Option<i32>,
+    escaped: bool,
+}
+
+/// The rounds played so far.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Bracket {
+    rounds: Vec<BracketRound>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BracketRound {
+    round: i32,
+    tables: Vec<BracketTable>,
+}
+
+/// One table of a round: an ordinary match owned by the tournament.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BracketTable {
+    table_no: i32,
+    match_id: Uuid,
+    #[schema(value_type = crate::matches::table::Status)]
+    status: String,
+    seats: Vec<BracketSeat>,
+    /// The first of `advancers`.
+    advanced: Option<Uuid>,
+    /// Who advanced: one player, or the winning pair.
+    advancers: Vec<Uuid>,
+}
+
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct BracketSeat {
+    seat: usize,
+    user_id: Uuid,
+    username: Option<String>,
+    /// The table's score (积分) of this seat in the round.
+    score: i64,
+}
+
+/// One page of tournaments, latest start first.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct TournamentPage {
+    tournaments: Vec<TournamentSummary>,
+    /// More tournaments below this page.
+    has_more: bool,
+    /// Pass as `before` for the next page; null on the last.
+    next_before: Option<String>,
+}
+
+/// A registration for a tournament.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct Registration {
+    tournament_id: Uuid,
+    user_id: Uuid,
+    /// Registration order, from 1: earlier registrants keep their place in a full field.
+    reg_no: i32,
 }
 
 /// A position in the list (newest start first): the start time and id of the last row shown.
@@ -79,16 +222,25 @@ struct TournamentRow {
 }
 
 impl TournamentRow {
-    fn summary(&self) -> Value {
-        json!({
-            "id": self.id, "name": self.name, "game": self.game, "status": self.status,
-            "entry_fee": self.entry_fee, "starts_at": self.starts_at,
-            "hands_per_round": self.hands_per_round, "options": self.options,
-            "prize_pool": self.prize_pool, "round": self.round, "winner": self.winner,
-            "winners": self.winners.clone().unwrap_or_default(),
-            "created_by": self.created_by, "created_at": self.created_at,
-            "started_at": self.started_at, "finished_at": self.finished_at,
-        })
+    fn summary(&self) -> TournamentSummary {
+        TournamentSummary {
+            id: self.id,
+            name: self.name.clone(),
+            game: self.game.clone(),
+            status: self.status.clone(),
+            entry_fee: self.entry_fee,
+            starts_at: self.starts_at,
+            hands_per_round: self.hands_per_round,
+            options: self.options.clone(),
+            prize_pool: self.prize_pool,
+            round: self.round,
+            winner: self.winner,
+            winners: self.winners.clone().unwrap_or_default(),
+            created_by: self.created_by,
+            created_at: self.created_at,
+            started_at: self.started_at,
+            finished_at: self.finished_at,
+        }
     }
 }
 
@@ -196,7 +348,11 @@ fn check_settings(req: CreateTournament) -> ApiResult<Settings> {
     })
 }
 
-pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> ApiResult<Value> {
+pub async fn create(
+    pool: &PgPool,
+    user: &AuthUser,
+    req: CreateTournament,
+) -> ApiResult<TournamentDetail> {
     user.require(&mut *pool.acquire().await?, Role::Organiser)
         .await?;
     let Settings {
@@ -238,7 +394,7 @@ pub async fn create(pool: &PgPool, user: &AuthUser, req: CreateTournament) -> Ap
     Ok(body)
 }
 
-pub async fn list(pool: &PgPool, q: &crate::cursor::ListQuery) -> ApiResult<Value> {
+pub async fn list(pool: &PgPool, q: &crate::cursor::ListQuery) -> ApiResult<TournamentPage> {
     if let Some(s) = &q.status
         && !["registering", "running", "finished", "cancelled"].contains(&s.as_str())
     {
@@ -262,24 +418,14 @@ pub async fn list(pool: &PgPool, q: &crate::cursor::ListQuery) -> ApiResult<Valu
     .fetch_all(pool)
     .await?;
     let (rows, next_before) = crate::cursor::page(rows, limit, cursor);
-    Ok(json!({
-        "tournaments": rows.iter().map(TournamentRow::summary).collect::<Vec<_>>(),
-        "has_more": next_before.is_some(),
-        "next_before": next_before,
-    }))
+    Ok(TournamentPage {
+        tournaments: rows.iter().map(TournamentRow::summary).collect(),
+        has_more: next_before.is_some(),
+        next_before,
+    })
 }
 
-#[derive(sqlx::FromRow)]
-struct PlayerRow {
-    user_id: Uuid,
-    username: String,
-    reg_no: i32,
-    in_field: Option<bool>,
-    eliminated_round: Option<i32>,
-    escaped: bool,
-}
-
-async fn players(conn: &mut PgConnection, id: Uuid) -> ApiResult<Vec<PlayerRow>> {
+async fn players(conn: &mut PgConnection, id: Uuid) -> ApiResult<Vec<TournamentPlayer>> {
     Ok(sqlx::query_as(
         "SELECT p.user_id, u.username, p.reg_no, p.in_field, p.eliminated_round, p.escaped
            FROM tournament_players p JOIN users u ON u.id = p.user_id
@@ -336,7 +482,7 @@ fn table_scores(t: &TableRow, live: &HashMap<(Uuid, Uuid), i64>) -> Vec<i64> {
     })
 }
 
-pub async fn detail(conn: &mut PgConnection, id: Uuid) -> ApiResult<Value> {
+pub async fn detail(conn: &mut PgConnection, id: Uuid) -> ApiResult<TournamentDetail> {
     let t = load(conn, id, false).await?;
     let players = players(conn, id).await?;
     let tables = tables(conn, id).await?;
@@ -345,56 +491,60 @@ pub async fn detail(conn: &mut PgConnection, id: Uuid) -> ApiResult<Value> {
         .iter()
         .map(|p| (p.user_id, p.username.as_str()))
         .collect();
-    let mut rounds: Vec<Value> = Vec::new();
-    for r in 1..=t.round {
-        let tabs: Vec<Value> = tables
-            .iter()
-            .filter(|x| x.round == r)
-            .map(|x| {
-                let scores = table_scores(x, &live);
-                json!({
-                    "table_no": x.table_no,
-                    "match_id": x.match_id,
-                    "status": x.match_status,
-                    "seats": x.players.iter().enumerate().map(|(seat, u)| json!({
-                        "seat": seat, "user_id": u, "username": names.get(u),
-                        "score": scores[seat],
-                    })).collect::<Vec<_>>(),
-                    "advanced": x.advancers.as_ref().and_then(|a| a.first()),
-                    "advancers": x.advancers.clone().unwrap_or_default(),
+    let rounds = (1..=t.round)
+        .map(|r| BracketRound {
+            round: r,
+            tables: tables
+                .iter()
+                .filter(|x| x.round == r)
+                .map(|x| {
+                    let scores = table_scores(x, &live);
+                    BracketTable {
+                        table_no: x.table_no,
+                        match_id: x.match_id,
+                        status: x.match_status.clone(),
+                        seats: x
+                            .players
+                            .iter()
+                            .enumerate()
+                            .map(|(seat, u)| BracketSeat {
+                                seat,
+                                user_id: *u,
+                                username: names.get(u).map(|n| n.to_string()),
+                                score: scores[seat],
+                            })
+                            .collect(),
+                        advanced: x.advancers.as_ref().and_then(|a| a.first().copied()),
+                        advancers: x.advancers.clone().unwrap_or_default(),
+                    }
                 })
-            })
-            .collect();
-        rounds.push(json!({ "round": r, "tables": tabs }));
-    }
-    let mut body = t.summary();
-    body["players"] = json!(players
-        .iter()
-        .map(|p| json!({
-            "user_id": p.user_id, "username": p.username, "reg_no": p.reg_no,
-            "in_field": p.in_field, "eliminated_round": p.eliminated_round, "escaped": p.escaped,
-        }))
-        .collect::<Vec<_>>());
-    body["bracket"] = json!({ "rounds": rounds });
+                .collect(),
+        })
+        .collect();
     // How many players the field keeps: before the start, of those registered now (the latest
     // registrants beyond it are left out, and so are those who cannot pay at the start); after
     // it, the field itself.
     let format = format_of(&t.game)?;
-    body["advance_per_table"] = json!(format.advance);
-    body["field_size"] = json!(if t.status == "registering" {
+    let field_size = if t.status == "registering" {
         format.field_size(players.len())
     } else {
         players.iter().filter(|p| p.in_field == Some(true)).count()
-    });
-    Ok(body)
+    };
+    Ok(TournamentDetail {
+        summary: t.summary(),
+        players,
+        bracket: Bracket { rounds },
+        advance_per_table: format.advance,
+        field_size,
+    })
 }
 
-pub async fn get(pool: &PgPool, id: Uuid) -> ApiResult<Value> {
+pub async fn get(pool: &PgPool, id: Uuid) -> ApiResult<TournamentDetail> {
     let mut conn = pool.acquire().await?;
     detail(&mut conn, id).await
 }
 
-pub async fn register(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+pub async fn register(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Registration> {
     let mut tx = pool.begin().await?;
     let t = load(&mut tx, id, true).await?;
     if t.status != "registering" {
@@ -435,7 +585,11 @@ pub async fn register(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Val
     .fetch_one(&mut *tx)
     .await?;
     tx.commit().await?;
-    Ok(json!({ "tournament_id": id, "user_id": user.id, "reg_no": reg_no }))
+    Ok(Registration {
+        tournament_id: id,
+        user_id: user.id,
+        reg_no,
+    })
 }
 
 pub async fn withdraw(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<()> {
@@ -486,7 +640,7 @@ pub async fn edit(
     user: &AuthUser,
     id: Uuid,
     req: EditTournament,
-) -> ApiResult<Value> {
+) -> ApiResult<TournamentDetail> {
     let mut tx = pool.begin().await?;
     let t = lock_as_organiser(&mut tx, user, id, "edit").await?;
     if t.status != "registering" {
@@ -540,7 +694,7 @@ pub async fn edit(
 /// The organiser (or an admin) cancels a tournament that has not ended. Before the start nobody
 /// has paid; after it every player in the field gets the entry fee back from the escrow
 /// (ledger reason `tournament_refund`) and the tables still playing are aborted.
-pub async fn cancel(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+pub async fn cancel(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<TournamentDetail> {
     let mut tx = pool.begin().await?;
     let t = lock_as_organiser(&mut tx, user, id, "cancel").await?;
     if !["registering", "running"].contains(&t.status.as_str()) {
@@ -606,7 +760,7 @@ pub async fn cancel(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value
 }
 
 /// The organiser (or an admin) starts the tournament before `starts_at`.
-pub async fn start_now(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<Value> {
+pub async fn start_now(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<TournamentDetail> {
     let mut tx = pool.begin().await?;
     let t = lock_as_organiser(&mut tx, user, id, "start").await?;
     if t.status != "registering" {
@@ -626,7 +780,7 @@ async fn start(conn: &mut PgConnection, mut t: TournamentRow) -> ApiResult<()> {
     let users: Vec<Uuid> = registered.iter().map(|p| p.user_id).collect();
     let balances = ledger::lock_balances(conn, &users).await?;
     // Registrants who can no longer pay the fee are passed over like late registrants.
-    let able: Vec<&PlayerRow> = registered
+    let able: Vec<&TournamentPlayer> = registered
         .iter()
         .zip(&balances)
         .filter(|(_, b)| **b >= t.entry_fee)
@@ -791,7 +945,7 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
     let all = tables(conn, t.id).await?;
     let live = live_scores(conn, t.id).await?;
     let players = players(conn, t.id).await?;
-    let info: HashMap<Uuid, &PlayerRow> = players.iter().map(|p| (p.user_id, p)).collect();
+    let info: HashMap<Uuid, &TournamentPlayer> = players.iter().map(|p| (p.user_id, p)).collect();
     let mut winners = Vec::new();
     for table in all.iter().filter(|x| x.round == t.round) {
         let scores = table_scores(table, &live);
@@ -877,7 +1031,7 @@ async fn close_round(conn: &mut PgConnection, t: TournamentRow) -> ApiResult<()>
 async fn finish(
     conn: &mut PgConnection,
     t: &TournamentRow,
-    players: &[PlayerRow],
+    players: &[TournamentPlayer],
     mut winners: Vec<Uuid>,
 ) -> ApiResult<()> {
     let reg_no = |u: &Uuid| {

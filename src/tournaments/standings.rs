@@ -8,15 +8,50 @@ use super::{live_scores, load, players, table_scores, tables};
 use crate::error::ApiResult;
 
 /// One player's line of the standings.
-#[derive(Serialize)]
+#[derive(Serialize, utoipa::ToSchema)]
 pub struct Standing {
     pub rank: usize,
     pub user_id: Uuid,
     pub username: String,
     pub reg_no: i32,
+    /// The last round the player sat at a table in (0 before the start).
     pub furthest_round: i32,
+    /// The player's score (积分) at that round's table.
     pub score: i64,
-    pub status: &'static str,
+    pub status: StandingStatus,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StandingStatus {
+    Winner,
+    Playing,
+    Eliminated,
+    Escaped,
+    Cut,
+    Registered,
+    Cancelled,
+}
+
+impl StandingStatus {
+    fn as_str(self) -> &'static str {
+        match self {
+            StandingStatus::Winner => "winner",
+            StandingStatus::Playing => "playing",
+            StandingStatus::Eliminated => "eliminated",
+            StandingStatus::Escaped => "escaped",
+            StandingStatus::Cut => "cut",
+            StandingStatus::Registered => "registered",
+            StandingStatus::Cancelled => "cancelled",
+        }
+    }
+}
+
+/// A tournament's standings, best first.
+#[derive(Serialize, utoipa::ToSchema)]
+pub struct StandingsPage {
+    pub tournament_id: Uuid,
+    pub standings: Vec<Standing>,
 }
 
 pub async fn standings(pool: &PgPool, id: Uuid) -> ApiResult<Vec<Standing>> {
@@ -44,19 +79,19 @@ pub async fn standings(pool: &PgPool, id: Uuid) -> ApiResult<Vec<Standing>> {
                 .as_ref()
                 .map_or(t.winner == Some(p.user_id), |w| w.contains(&p.user_id));
             let status = if won {
-                "winner"
+                StandingStatus::Winner
             } else if t.status == "cancelled" {
-                "cancelled"
+                StandingStatus::Cancelled
             } else if p.in_field == Some(false) {
-                "cut"
+                StandingStatus::Cut
             } else if p.escaped {
-                "escaped"
+                StandingStatus::Escaped
             } else if p.eliminated_round.is_some() {
-                "eliminated"
+                StandingStatus::Eliminated
             } else if t.status == "registering" {
-                "registered"
+                StandingStatus::Registered
             } else {
-                "playing"
+                StandingStatus::Playing
             };
             Standing {
                 rank: 0,
@@ -71,7 +106,7 @@ pub async fn standings(pool: &PgPool, id: Uuid) -> ApiResult<Vec<Standing>> {
         .collect();
     rows.sort_by_key(|s| {
         (
-            s.status != "winner",
+            s.status != StandingStatus::Winner,
             std::cmp::Reverse(s.furthest_round),
             std::cmp::Reverse(s.score),
             s.reg_no,
@@ -88,7 +123,13 @@ pub fn standings_csv(rows: &[Standing]) -> String {
     for r in rows {
         out.push_str(&format!(
             "{},{},{},{},{},{},{}\n",
-            r.rank, r.username, r.user_id, r.reg_no, r.furthest_round, r.score, r.status
+            r.rank,
+            r.username,
+            r.user_id,
+            r.reg_no,
+            r.furthest_round,
+            r.score,
+            r.status.as_str()
         ));
     }
     out

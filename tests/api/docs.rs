@@ -101,3 +101,26 @@ fn the_readme_names_every_environment_variable_the_server_reads() {
         .collect();
     assert_eq!(table, read_by_server, "README.md § Configuration");
 }
+
+/// Each game's rules page lists every rule code its refusals may name (`## Refusals`).
+#[test]
+fn every_rules_page_lists_its_refusal_codes() {
+    for game in games::all() {
+        let path = format!(
+            "{}/docs/rules/{}.md",
+            env!("CARGO_MANIFEST_DIR"),
+            game.name()
+        );
+        let page = std::fs::read_to_string(&path).unwrap();
+        let refusals = page
+            .split("## Refusals")
+            .nth(1)
+            .unwrap_or_else(|| panic!("{path} has no ## Refusals section"));
+        let missing: Vec<&str> = game
+            .rule_codes()
+            .into_iter()
+            .filter(|code| !refusals.contains(&format!("`{code}`")))
+            .collect();
+        assert!(missing.is_empty(), "{path} does not list {missing:?}");
+    }
+}

@@ -172,16 +172,29 @@ impl TestApp {
     ) -> (StatusCode, Value) {
         let mut req = self
             .client
-            .request(method, format!("{}{path}", self.address));
+            .request(method.clone(), format!("{}{path}", self.address));
         if let Some(t) = token {
             req = req.bearer_auth(t);
         }
-        if let Some(b) = body {
-            req = req.json(&b);
+        if let Some(b) = &body {
+            req = req.json(b);
         }
         let res = req.send().await.expect("request sent");
         let status = res.status();
+        let content_type = res
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
         let text = res.text().await.unwrap();
+        crate::contract::check(
+            &method,
+            path,
+            body.as_ref(),
+            status,
+            content_type.as_deref(),
+            &text,
+        );
         let value = if text.is_empty() {
             Value::Null
         } else {

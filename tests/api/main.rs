@@ -4,6 +4,7 @@
 mod accounts;
 mod chehuzi;
 mod chexuan;
+mod contract;
 mod conventions;
 mod dazha;
 mod defects;

@@ -17,13 +17,10 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
             documented.insert((method.clone(), path.clone()));
         }
     }
-    let served: BTreeSet<(String, String)> = paiju::routes::ROUTES
-        .iter()
-        .map(|(m, p)| (m.to_string(), p.to_string()))
-        .collect();
+    let served: BTreeSet<(String, String)> = paiju::routes::routes().iter().cloned().collect();
     assert_eq!(
         documented, served,
-        "openapi/openapi.json and routes::ROUTES disagree"
+        "the served document and routes() disagree"
     );
     // The web client's pages are served but are no API operation: the document leaves them out.
     for (_, page) in paiju::routes::PAGES {
@@ -34,8 +31,11 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
     }
 
     // Every listed route and page is really registered: an unregistered one answers "no route".
-    for (method, path) in paiju::routes::ROUTES.iter().chain(paiju::routes::PAGES) {
-        if *path == "/v1/me/stream" {
+    let pages = paiju::routes::PAGES
+        .iter()
+        .map(|(m, p)| (m.to_string(), p.to_string()));
+    for (method, path) in paiju::routes::routes().iter().cloned().chain(pages) {
+        if path == "/v1/me/stream" {
             // A stream answers for as long as it is read: its status and type are enough.
             let res = app
                 .client
@@ -62,10 +62,10 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
     }
 }
 
-#[tokio::test]
-async fn every_schema_reference_resolves() {
-    let doc: serde_json::Value = serde_json::from_str(paiju::openapi::DOCUMENT).unwrap();
-    let text = paiju::openapi::DOCUMENT;
+#[test]
+fn every_schema_reference_resolves() {
+    let doc = paiju::openapi::document();
+    let text = paiju::openapi::text();
     for piece in text.split("\"$ref\": \"#/components/").skip(1) {
         let target = piece.split('"').next().unwrap();
         let mut node = &doc["components"];
@@ -76,34 +76,41 @@ async fn every_schema_reference_resolves() {
     }
 }
 
-/// The committed document is what the registered games make of it: every game's schemas
-/// (options, action, state, legal action, last result) exactly as the engines' types give them,
-/// and the `game` enums of matches, tournaments and the lobby. With `PAIJU_WRITE_OPENAPI=1` the
-/// test writes them into `openapi/openapi.json` instead of failing.
+/// The committed snapshot is the document the code generates. With `PAIJU_WRITE_OPENAPI=1`
+/// the test writes the generated document into `openapi/openapi.json` instead of failing.
 #[test]
-fn committed_openapi_holds_every_games_schemas() {
-    let committed: Value = serde_json::from_str(paiju::openapi::DOCUMENT).unwrap();
-    let mut doc = committed.clone();
-    paiju::openapi::regenerate(&mut doc);
-    if doc == committed {
+fn committed_openapi_is_the_generated_document() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json");
+    let committed = std::fs::read_to_string(path).unwrap_or_default();
+    let generated = paiju::openapi::text();
+    if committed == generated {
         return;
     }
-    let schemas = |d: &Value| d["components"]["schemas"].as_object().cloned().unwrap();
-    let (old, new) = (schemas(&committed), schemas(&doc));
-    let stale: Vec<&String> = new.keys().filter(|k| old.get(*k) != new.get(*k)).collect();
     if std::env::var_os("PAIJU_WRITE_OPENAPI").is_some() {
-        let text = serde_json::to_string_pretty(&doc).unwrap();
-        std::fs::write(
-            concat!(env!("CARGO_MANIFEST_DIR"), "/openapi/openapi.json"),
-            text + "\n",
-        )
-        .unwrap();
+        std::fs::write(path, generated).unwrap();
         return;
     }
+    let old: Value = serde_json::from_str(&committed).unwrap_or(Value::Null);
+    let new = paiju::openapi::document();
+    let stale: Vec<String> = ["paths", "components"]
+        .iter()
+        .flat_map(|part| {
+            let keys: BTreeSet<&String> = new[*part]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k)
+                .chain(old[*part].as_object().into_iter().flatten().map(|(k, _)| k))
+                .collect();
+            keys.into_iter()
+                .filter(|k| old[*part][k.as_str()] != new[*part][k.as_str()])
+                .map(|k| format!("{part}.{k}"))
+                .collect::<Vec<_>>()
+        })
+        .collect();
     panic!(
-        "openapi/openapi.json differs from what the registered games make of it (schemas \
-         {stale:?}, or a game enum); run `PAIJU_WRITE_OPENAPI=1 cargo test --test api openapi` \
-         and commit the result"
+        "openapi/openapi.json is not the document the code generates (differs at {stale:?}); \
+         run `PAIJU_WRITE_OPENAPI=1 cargo test --test api openapi` and commit the result"
     );
 }
 
@@ -111,10 +118,76 @@ fn committed_openapi_holds_every_games_schemas() {
 #[test]
 fn the_api_page_names_every_route() {
     let page = include_str!("../../docs/api.md");
-    let missing: Vec<String> = paiju::routes::ROUTES
+    let missing: Vec<String> = paiju::routes::routes()
         .iter()
         .map(|(m, p)| format!("{} {p}", m.to_uppercase()))
         .filter(|route| !page.contains(route.as_str()))
         .collect();
     assert!(missing.is_empty(), "docs/api.md does not name {missing:?}");
+}
+
+/// Every example in the document holds to the schema beside it: a client writer may copy any.
+#[test]
+fn every_example_is_valid() {
+    let doc = paiju::openapi::document();
+    let esc = |s: &str| s.replace('~', "~0").replace('/', "~1");
+    let mut bad = Vec::new();
+    let mut seen = 0;
+    for (path, ops) in doc["paths"].as_object().unwrap() {
+        for (method, op) in ops.as_object().unwrap() {
+            let at = format!("/paths/{}/{method}", esc(path));
+            let mut contents = vec![(
+                format!("{at}/requestBody/content"),
+                &op["requestBody"]["content"],
+            )];
+            for (status, r) in op["responses"].as_object().unwrap() {
+                contents.push((format!("{at}/responses/{status}/content"), &r["content"]));
+            }
+            for (pointer, content) in contents {
+                for (media, c) in content.as_object().into_iter().flatten() {
+                    let Some(example) = c.get("example") else {
+                        continue;
+                    };
+                    seen += 1;
+                    let schema = format!("{pointer}/{}/schema", esc(media));
+                    let errs = crate::contract::errors(&schema, example);
+                    if !errs.is_empty() {
+                        bad.push(format!("{method} {path} {pointer}: {errs:?}"));
+                    }
+                }
+            }
+        }
+    }
+    for (name, schema) in doc["components"]["schemas"].as_object().unwrap() {
+        for example in schema["examples"].as_array().into_iter().flatten() {
+            seen += 1;
+            let errs = crate::contract::errors(&format!("/components/schemas/{name}"), example);
+            if !errs.is_empty() {
+                bad.push(format!("components.schemas.{name}: {errs:?}"));
+            }
+        }
+    }
+    assert!(seen > 25, "only {seen} examples found");
+    assert!(
+        bad.is_empty(),
+        "examples that fail their schema:\n{}",
+        bad.join("\n")
+    );
+}
+
+/// Client generators name a model after a schema's title or its component's name: no two
+/// components may share either.
+#[test]
+fn schema_titles_are_unique() {
+    let schemas = paiju::openapi::document()["components"]["schemas"]
+        .as_object()
+        .unwrap();
+    let mut names = BTreeSet::new();
+    for (name, schema) in schemas {
+        let title = schema["title"].as_str().unwrap_or(name);
+        assert!(
+            names.insert(title.to_lowercase()),
+            "two schemas are called {title}"
+        );
+    }
 }

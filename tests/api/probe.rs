@@ -510,7 +510,12 @@ async fn integers_outside_their_documented_ranges_are_refused() {
             {
                 for (field, fs) in body["properties"].as_object().into_iter().flatten() {
                     let fs = resolve(fs);
-                    if fs["type"] != "integer" {
+                    // An optional field is "integer or null"; null is its absence.
+                    let integer = fs["type"] == "integer"
+                        || fs["type"]
+                            .as_array()
+                            .is_some_and(|t| t.contains(&json!("integer")));
+                    if !integer {
                         continue;
                     }
                     for v in out_of_range(&fs) {

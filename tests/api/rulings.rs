@@ -54,6 +54,33 @@ async fn a_shengji_follow_that_breaks_the_six_card_table_is_refused_with_the_rul
         .await;
     assert_problem(s, &b, StatusCode::UNPROCESSABLE_ENTITY, "illegal_action");
     assert!(b["detail"].as_str().unwrap().contains("4个+1个对子"), "{b}");
+    // The refusal names its rule for programs, and speaks Chinese to a Chinese client.
+    assert_eq!(b["rule"], "must_play_quad_and_pair", "{b}");
+    let english = b["detail"].as_str().unwrap().to_string();
+    let version = app.view(&id, &p[1]).await["version"].clone();
+    let res = app
+        .client
+        .post(format!("{}/v1/matches/{id}/actions", app.address))
+        .bearer_auth(&p[1].token)
+        .header("Accept-Language", "zh-CN,zh;q=0.9,en;q=0.5")
+        .json(&json!({"version": version,
+                      "action": {"type": "play", "cards": ["7H", "7H", "8H", "8H", "QH", "QH"]}}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(res.headers()["content-language"], "zh");
+    assert_eq!(res.headers()["vary"], "Accept-Language");
+    let zh: Value = res.json().await.unwrap();
+    assert_eq!((&zh["code"], &zh["rule"]), (&b["code"], &b["rule"]), "{zh}");
+    let detail = zh["detail"].as_str().unwrap();
+    assert!(
+        detail != english
+            && detail
+                .chars()
+                .any(|c| ('\u{4e00}'..='\u{9fff}').contains(&c)),
+        "{zh}"
+    );
     let v = act_ok(
         &app,
         &id,

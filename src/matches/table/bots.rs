@@ -55,9 +55,12 @@ impl Table {
             bot: true,
         });
         self.record(
-            "joined",
             Some(seat),
-            json!({ "user_id": user_id, "username": username, "bot": true }),
+            events::Joined {
+                user_id,
+                username: &username,
+                bot: Some(true),
+            },
         );
         Ok(())
     }

@@ -23,9 +23,11 @@ use crate::ledger::{self, Party, Reason, TxMeta};
 use crate::notices::{self, Notice, Via};
 
 mod bots;
+pub mod events;
 mod money;
 mod play;
 mod render;
+pub use render::ViewBody;
 mod store;
 
 pub use money::EndStatement;
@@ -47,15 +49,22 @@ pub struct SeatRow {
 /// Where a tournament table sits in its tournament, shown on the table (the seed's playing
 /// screen shows 奖池总数). Fixed for the table's life: a table plays one round, and the pool is
 /// fixed when the tournament starts.
-#[derive(Clone, Debug, Deserialize, serde::Serialize)]
+#[derive(Clone, Debug, Deserialize, serde::Serialize, utoipa::ToSchema)]
 pub struct TournamentSeat {
     pub id: Uuid,
+    #[schema(minimum = 1)]
     pub round: i32,
+    #[schema(minimum = 0)]
     pub table_no: i32,
+    /// 奖池总数: the tournament's prize pool.
+    #[schema(minimum = 0)]
     pub prize_pool: i64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Where a match is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[schema(as = MatchStatus)]
 pub enum Status {
     Waiting,
     Playing,
@@ -366,9 +375,14 @@ impl Table {
 
     /// A change of the platform's (a join, a leave, a resume): one new version and the event
     /// that says what changed, always together.
-    pub fn record(&mut self, kind: &str, seat: Option<SeatNo>, data: Value) {
-        self.platform_event(kind, seat, data);
+    pub fn record<E: events::PlatformEvent>(&mut self, seat: Option<SeatNo>, event: E) {
+        self.note(seat, event);
         self.version += 1;
+    }
+
+    /// A platform event everyone may see.
+    fn note<E: events::PlatformEvent>(&mut self, seat: Option<SeatNo>, event: E) {
+        self.platform_event(E::KIND, seat, json!(event));
     }
 
     /// Seats a player (the caller checked that the seat is free and the player may sit), and
@@ -408,9 +422,12 @@ impl Table {
             bot: false,
         });
         self.record(
-            "joined",
             Some(seat),
-            json!({ "user_id": user_id, "username": username }),
+            events::Joined {
+                user_id,
+                username,
+                bot: None,
+            },
         );
         Ok(())
     }
@@ -432,11 +449,15 @@ impl Table {
             .execute(&mut *conn)
             .await?;
         self.seats[seat] = None;
-        self.record(
-            if started { "escaped" } else { "left" },
-            Some(seat),
-            json!({ "user_id": user }),
-        );
+        if started {
+            let escaped = events::Escaped {
+                user_id: user,
+                eliminated: None,
+            };
+            self.record(Some(seat), escaped);
+        } else {
+            self.record(Some(seat), events::Left { user_id: user });
+        }
         // Bots do not keep a table nobody plays at.
         if !started && self.seats.iter().flatten().all(|s| s.bot) {
             self.status = Status::Aborted;

@@ -203,7 +203,7 @@ impl Table {
 
     /// The `hand_ended` event, and the result the views show until the next hand's.
     fn announce_end(&mut self, detail: Value) {
-        self.platform_event("hand_ended", None, detail.clone());
+        self.platform_event(events::HAND_ENDED, None, detail.clone());
         self.last_result = Some(detail);
     }
 
@@ -607,10 +607,12 @@ impl Table {
         if short.is_empty() {
             return Ok(false);
         }
-        self.platform_event(
-            "room_dissolved",
+        self.note(
             None,
-            json!({ "min_coins": room.min_coins, "short": short }),
+            events::RoomDissolved {
+                min_coins: room.min_coins,
+                short,
+            },
         );
         Ok(true)
     }

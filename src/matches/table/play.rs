@@ -59,7 +59,7 @@ impl Table {
                 "resume ends automatic play (托管), and your seat is not in it".into(),
             ));
         }
-        self.record("resumed", Some(seat), json!({}));
+        self.record(Some(seat), events::Resumed {});
         Ok(())
     }
 
@@ -269,7 +269,8 @@ impl Table {
             // not lead to 托管 (a public flag that would say the seat was asked).
             let hidden = self.state.to_act_hidden();
             if hidden {
-                self.private_event("timeout", seat, json!({}));
+                let kind = <events::Timeout as events::PlatformEvent>::KIND;
+                self.private_event(kind, seat, json!(events::Timeout {}));
             } else {
                 self.platform_event("timeout", Some(seat), json!({}));
             }
@@ -285,7 +286,7 @@ impl Table {
             s.auto |= enters;
             self.mark_seat(seat);
             if enters {
-                self.platform_event("auto", Some(seat), json!({ "auto": true }));
+                self.note(Some(seat), events::Auto { auto: true });
             }
         }
         Ok(())
@@ -377,10 +378,11 @@ impl Table {
                     }
                     if hands_done > 0 && self.seats.iter().flatten().all(|s| s.bot) {
                         self.status = Status::Finished;
-                        self.platform_event(
-                            "abandoned",
+                        self.note(
                             None,
-                            json!({ "reason": "only bots are left" }),
+                            events::Abandoned {
+                                reason: "only bots are left",
+                            },
                         );
                         stop = Stop::Idle;
                         break;
@@ -420,10 +422,11 @@ impl Table {
                         }
                         autoplay::Next::Abandon => {
                             self.status = Status::Finished;
-                            self.platform_event(
-                                "abandoned",
+                            self.note(
                                 None,
-                                json!({ "reason": "every player stayed away" }),
+                                events::Abandoned {
+                                    reason: "every player stayed away",
+                                },
                             );
                             stop = Stop::Idle;
                             break;
@@ -584,10 +587,12 @@ impl Table {
             scores,
         });
         self.version += 1;
-        self.platform_event(
-            "shuffle_committed",
+        self.note(
             None,
-            json!({ "hand_no": next.hand_no, "shuffle_commitment": commit }),
+            events::ShuffleCommitted {
+                hand_no: next.hand_no,
+                shuffle_commitment: &commit,
+            },
         );
         self.commitment = Some(commit);
         outcome

@@ -82,39 +82,68 @@ impl Table {
     }
 }
 
-/// The view's fields in api.md's order.
-#[derive(serde::Serialize)]
-struct ViewBody<'a> {
+/// A match as one seat (or a spectator) may see it, in api.md's order. The document's
+/// `MatchView` is this with each game's `options`, `state`, `legal_actions` and `last_result`
+/// (`openapi`).
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[schema(as = MatchViewBase)]
+pub struct ViewBody<'a> {
     id: Uuid,
+    #[schema(value_type = crate::openapi::GameName)]
     game: &'static str,
+    #[schema(value_type = crate::matches::table::Status)]
     status: &'static str,
+    /// Grows with every change; send it with an action, and as `wait_version` to long-poll.
     version: i64,
+    /// The game's options and the platform's.
+    #[schema(value_type = Object)]
     options: &'a Value,
     seats: Vec<ViewSeat<'a>>,
+    /// The caller's seat; null for a spectator.
     you: Option<You>,
+    /// The hand being played, from 1 (0 before the first deal).
     hand_no: u32,
+    /// The game's phase (docs/rules/<game>.md), or `waiting` before the first deal.
     phase: &'static str,
+    /// The seats whose action the match waits for; only the caller's own while who is asked is
+    /// secret (扯胡子's claim windows).
+    #[schema(value_type = Vec<usize>)]
     to_act: Vec<SeatNo>,
+    /// When the server acts for the seats in `to_act` (托管).
     deadline: Option<DateTime<Utc>>,
+    /// What the caller may do now: the game's action shapes, and `resume` while under 托管.
+    #[schema(value_type = Vec<Object>)]
     legal_actions: Vec<Box<RawValue>>,
+    /// SHA-256 (hex) of the seed of the hand being played, published before the deal.
     shuffle_commitment: Option<&'a str>,
     tournament_id: Option<Uuid>,
+    /// A tournament table's place in its tournament; null for other matches.
     tournament: Option<&'a TournamentSeat>,
+    /// The game's state, only what this seat may see.
+    #[schema(value_type = Object)]
     state: Box<RawValue>,
+    /// The last finished hand's result.
+    #[schema(value_type = Option<Object>)]
     last_result: Option<&'a Value>,
 }
 
-#[derive(serde::Serialize)]
+/// One seat of a table.
+#[derive(serde::Serialize, utoipa::ToSchema)]
+#[schema(as = Seat)]
 struct ViewSeat<'a> {
     seat: usize,
     user_id: Option<Uuid>,
     username: Option<&'a str>,
+    /// Coins the seat has at the table, in games that show them.
     coins_at_table: Option<i64>,
+    /// The server plays this seat (托管) until its player sends `resume`.
     auto: bool,
+    /// A server-side bot plays this seat (its account is house-funded, docs/ledger.md § Bots).
     bot: bool,
 }
 
-#[derive(serde::Serialize)]
+#[derive(serde::Serialize, utoipa::ToSchema)]
 struct You {
+    #[schema(value_type = usize)]
     seat: SeatNo,
 }

@@ -769,7 +769,7 @@ impl Table {
         .await?;
         ledger::open_match_escrow(&mut *conn, id).await?;
         let mut t = Table::lock(conn, id).await?;
-        t.platform_event("created", None, json!({ "by": new.created_by }));
+        t.note(None, events::Created { by: new.created_by });
         Ok(t)
     }
 }
