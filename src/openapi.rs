@@ -222,6 +222,7 @@ fn generate() -> Value {
         .split_for_parts();
     let mut doc = serde_json::to_value(&api).expect("the document serializes");
     optional_parameters_are_absent(&mut doc);
+    security_per_operation(&mut doc);
     answers_every_operation_may_give(&mut doc);
     add_games(&mut doc);
     sorted(doc)
@@ -263,6 +264,32 @@ fn optional_parameters_are_absent(doc: &mut Value) {
                 }
             }
         }
+    }
+}
+
+/// Each operation says whether it needs the bearer token: `[]` for the anonymous ones (utoipa
+/// writes `[{}]`), `[{"bearer": []}]` for the rest, so that generators need not combine it with
+/// the document's default (some ignore that default).
+fn security_per_operation(doc: &mut Value) {
+    let default = doc["security"].clone();
+    let ops = doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
+    for op in ops {
+        let anonymous = op
+            .get("security")
+            .and_then(Value::as_array)
+            .is_some_and(|s| {
+                s.iter()
+                    .all(|r| r.as_object().is_some_and(|r| r.is_empty()))
+            });
+        op["security"] = if anonymous {
+            json!([])
+        } else {
+            default.clone()
+        };
     }
 }
 
@@ -585,7 +612,7 @@ fn event_page(base: &Value, prefix: &str, game: &str) -> Value {
 /// `<Game>_<Def>`, and the titles schemars gives (the Rust type's name, the same in every
 /// game) replaced by the component's name.
 fn lift(schemas: &mut Map<String, Value>, prefix: &str, name: &str, schema: Value) {
-    let mut schema = retarget(schema, prefix);
+    let mut schema = string_enums(retarget(schema, prefix));
     if let Some(defs) = schema.as_object_mut().and_then(|o| o.remove("$defs")) {
         for (def, mut s) in defs.as_object().cloned().into_iter().flatten() {
             let def_name = format!("{prefix}_{def}");
@@ -610,6 +637,66 @@ fn capitalized(name: &str) -> String {
 /// `hand_started` → `HandStarted`.
 fn capitalized_words(kind: &str) -> String {
     kind.split('_').map(capitalized).collect()
+}
+
+/// schemars writes an enum whose variants carry doc comments as a `oneOf` of string `const`s;
+/// clients generate better from one `enum` (openapi-python-client, for one, accepts only the
+/// first `const` of such a `oneOf`). Each value's doc moves into the description.
+fn string_enums(v: Value) -> Value {
+    match v {
+        Value::Object(mut o) => {
+            let values: Option<Vec<(Value, Option<Value>)>> = o
+                .get("oneOf")
+                .and_then(Value::as_array)
+                .and_then(|members| {
+                    let mut all = Vec::new();
+                    for m in members {
+                        if m["type"] != "string" {
+                            return None;
+                        }
+                        let doc = m.get("description").cloned();
+                        if let Some(c) = m.get("const") {
+                            all.push((c.clone(), doc));
+                        } else if let Some(e) = m["enum"].as_array() {
+                            all.extend(e.iter().map(|c| (c.clone(), doc.clone())));
+                        } else {
+                            return None;
+                        }
+                    }
+                    Some(all)
+                });
+            if let Some(values) = values {
+                o.remove("oneOf");
+                let docs: Vec<String> = values
+                    .iter()
+                    .filter_map(|(c, d)| {
+                        Some(format!("`{}`: {}", c.as_str()?, d.as_ref()?.as_str()?))
+                    })
+                    .collect();
+                if !docs.is_empty() {
+                    let before = o
+                        .get("description")
+                        .and_then(Value::as_str)
+                        .map(str::to_string);
+                    let text = before
+                        .into_iter()
+                        .chain(docs)
+                        .collect::<Vec<_>>()
+                        .join("\n\n");
+                    o.insert("description".into(), json!(text));
+                }
+                o.insert("type".into(), json!("string"));
+                o.insert(
+                    "enum".into(),
+                    Value::Array(values.into_iter().map(|(c, _)| c).collect()),
+                );
+                return Value::Object(o);
+            }
+            Value::Object(o.into_iter().map(|(k, x)| (k, string_enums(x))).collect())
+        }
+        Value::Array(a) => Value::Array(a.into_iter().map(string_enums).collect()),
+        other => other,
+    }
 }
 
 /// Points schemars' `#/$defs/X` references at the lifted components.

@@ -80,6 +80,10 @@ async fn connect_first(url: &str, wait: std::time::Duration) -> anyhow::Result<(
 
 impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Application> {
+        // The API document (and the route list read from it) is generated before the first
+        // request, not during it.
+        let routes = routes::routes().len();
+        tracing::debug!(routes, "API document generated");
         let url = database_url(&config).await?;
         connect_first(&url, config.db_wait).await?;
         let pool = db::pool(&url, config.db_pool)?;

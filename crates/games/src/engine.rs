@@ -644,9 +644,19 @@ fn to_raw<T: Serialize>(t: &T) -> Box<RawValue> {
     serde_json::value::to_raw_value(t).expect("game types serialize to JSON")
 }
 
-/// The JSON Schema of a client-facing type, as every part of [`GameSchemas`] is made.
+/// The JSON Schema of a type clients send (options, actions): as it is read, so a field with
+/// a default may be left out.
 pub fn schema<T: JsonSchema>() -> Value {
     to_value(&schemars::schema_for!(T))
+}
+
+/// The JSON Schema of a type the server sends (views, legal actions, results, event data): as
+/// it is written, so every field always present is required.
+pub fn written_schema<T: JsonSchema>() -> Value {
+    let generator = schemars::generate::SchemaSettings::draft2020_12()
+        .for_serialize()
+        .into_generator();
+    to_value(&generator.into_root_schema_for::<T>())
 }
 
 impl<G: Game> DynGame for Registered<G>
@@ -689,9 +699,9 @@ where
         GameSchemas {
             options: schema::<G::Options>(),
             action: schema::<G::Action>(),
-            state: schema::<G::View>(),
-            legal_action: schema::<G::Legal>(),
-            last_result: schema::<G::Summary>(),
+            state: written_schema::<G::View>(),
+            legal_action: written_schema::<G::Legal>(),
+            last_result: written_schema::<G::Summary>(),
             events: G::event_schemas(),
         }
     }

@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use super::Summary;
 use crate::cards::Card;
-use crate::engine::{SeatNo, schema};
+use crate::engine::{SeatNo, written_schema};
 
 /// Events whose kind and seat say it all: `pass` (private to its seat: it let a claim it had on
 /// the card go) and `left` (the seat left between hands; everyone sees it).
@@ -76,18 +76,18 @@ pub struct Escape {
 /// Every event kind's data schema (`Game::event_schemas`).
 pub fn schemas() -> BTreeMap<&'static str, Value> {
     BTreeMap::from([
-        ("deal", schema::<Deal>()),
-        ("hand", schema::<Hand<'static>>()),
-        ("ti", schema::<Laid>()),
-        ("wei", schema::<Laid>()),
-        ("draw", schema::<OneCard>()),
-        ("discard", schema::<OneCard>()),
-        ("peng", schema::<OneCard>()),
-        ("pao", schema::<OneCard>()),
-        ("chi", schema::<Chi<'static>>()),
-        ("pass", schema::<Nothing>()),
-        ("escape", schema::<Escape>()),
-        ("left", schema::<Nothing>()),
-        ("hand_end", schema::<Summary>()),
+        ("deal", written_schema::<Deal>()),
+        ("hand", written_schema::<Hand<'static>>()),
+        ("ti", written_schema::<Laid>()),
+        ("wei", written_schema::<Laid>()),
+        ("draw", written_schema::<OneCard>()),
+        ("discard", written_schema::<OneCard>()),
+        ("peng", written_schema::<OneCard>()),
+        ("pao", written_schema::<OneCard>()),
+        ("chi", written_schema::<Chi<'static>>()),
+        ("pass", written_schema::<Nothing>()),
+        ("escape", written_schema::<Escape>()),
+        ("left", written_schema::<Nothing>()),
+        ("hand_end", written_schema::<Summary>()),
     ])
 }

@@ -249,7 +249,7 @@ pub mod events {
     use serde_json::Value;
 
     use super::*;
-    use crate::engine::schema;
+    use crate::engine::written_schema;
 
     /// Events whose kind and seat say it all: `bobo_set` (the seat set its 簸簸; the amount
     /// stays hidden until every seat has set), `sat_out` (the seat sits this hand out) and
@@ -363,23 +363,23 @@ pub mod events {
     /// Every event kind's data schema (`Game::event_schemas`).
     pub fn schemas() -> BTreeMap<&'static str, Value> {
         let mut m = BTreeMap::from([
-            ("match_over", schema::<MatchOver>()),
-            ("hand_start", schema::<HandStart>()),
-            ("bobo_set", schema::<Nothing>()),
-            ("sat_out", schema::<Nothing>()),
-            ("antes", schema::<Antes>()),
-            ("dealt", schema::<Dealt>()),
-            ("hidden_dealt", schema::<HiddenDealt>()),
-            ("round", schema::<Round>()),
-            ("face_up", schema::<FaceUp>()),
-            ("showdown_begins", schema::<ShowdownBegins>()),
-            ("split", schema::<Nothing>()),
-            ("showdown", schema::<Showdown<'static>>()),
-            ("settlement", schema::<Summary>()),
-            ("left", schema::<Left>()),
+            ("match_over", written_schema::<MatchOver>()),
+            ("hand_start", written_schema::<HandStart>()),
+            ("bobo_set", written_schema::<Nothing>()),
+            ("sat_out", written_schema::<Nothing>()),
+            ("antes", written_schema::<Antes>()),
+            ("dealt", written_schema::<Dealt>()),
+            ("hidden_dealt", written_schema::<HiddenDealt>()),
+            ("round", written_schema::<Round>()),
+            ("face_up", written_schema::<FaceUp>()),
+            ("showdown_begins", written_schema::<ShowdownBegins>()),
+            ("split", written_schema::<Nothing>()),
+            ("showdown", written_schema::<Showdown<'static>>()),
+            ("settlement", written_schema::<Summary>()),
+            ("left", written_schema::<Left>()),
         ]);
         for kind in ["check", "raise", "call", "all_in", "fold"] {
-            m.insert(kind, schema::<Bet>());
+            m.insert(kind, written_schema::<Bet>());
         }
         m
     }

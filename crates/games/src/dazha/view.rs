@@ -110,7 +110,7 @@ pub mod events {
 
     use super::super::scoring::{Escape, Shown};
     use super::*;
-    use crate::engine::schema;
+    use crate::engine::written_schema;
 
     /// Events whose kind and seat say it all: `pass` (the seat passed on the round) and `left`
     /// (the seat left between hands; partners are drawn afresh for the next hand).
@@ -197,17 +197,17 @@ pub mod events {
     /// Every event kind's data schema (`Game::event_schemas`).
     pub fn schemas() -> BTreeMap<&'static str, Value> {
         BTreeMap::from([
-            ("dealt", schema::<Dealt<'static>>()),
-            ("tanpai", schema::<Tanpai<'static>>()),
-            ("hand_started", schema::<HandStarted>()),
-            ("play", schema::<Play<'static>>()),
-            ("pass", schema::<Nothing>()),
-            ("out", schema::<Out>()),
-            ("round_won", schema::<RoundWon>()),
-            ("jiefeng", schema::<Jiefeng>()),
-            ("escape", schema::<Escape>()),
-            ("left", schema::<Nothing>()),
-            ("hand_end", schema::<Summary>()),
+            ("dealt", written_schema::<Dealt<'static>>()),
+            ("tanpai", written_schema::<Tanpai<'static>>()),
+            ("hand_started", written_schema::<HandStarted>()),
+            ("play", written_schema::<Play<'static>>()),
+            ("pass", written_schema::<Nothing>()),
+            ("out", written_schema::<Out>()),
+            ("round_won", written_schema::<RoundWon>()),
+            ("jiefeng", written_schema::<Jiefeng>()),
+            ("escape", written_schema::<Escape>()),
+            ("left", written_schema::<Nothing>()),
+            ("hand_end", written_schema::<Summary>()),
         ])
     }
 }

@@ -190,7 +190,7 @@ pub mod events {
     use serde_json::Value;
 
     use super::*;
-    use crate::engine::schema;
+    use crate::engine::written_schema;
 
     /// Events whose kind and seat say it all: `pass` (the seat passed in the bidding),
     /// `void_in_trumps` (报副: a defender followed a trump lead with a plain card, so it holds
@@ -296,25 +296,25 @@ pub mod events {
     /// Every event kind's data schema (`Game::event_schemas`).
     pub fn schemas() -> BTreeMap<&'static str, Value> {
         BTreeMap::from([
-            ("hand_started", schema::<HandStarted>()),
-            ("dealt", schema::<Cards<'static>>()),
-            ("bid", schema::<Bid>()),
-            ("pass", schema::<Nothing>()),
-            ("redeal", schema::<Redeal>()),
-            ("banker", schema::<Banker>()),
-            ("bottom", schema::<Cards<'static>>()),
-            ("trump", schema::<Trump>()),
-            ("buried", schema::<Buried>()),
-            ("buried_cards", schema::<Cards<'static>>()),
-            ("surrender", schema::<Nothing>()),
-            ("play_on", schema::<Nothing>()),
-            ("play", schema::<Play<'static>>()),
-            ("void_in_trumps", schema::<Nothing>()),
-            ("trick_won", schema::<TrickWon>()),
-            ("bottom_captured", schema::<BottomCapture>()),
-            ("escape", schema::<Escape>()),
-            ("left", schema::<Nothing>()),
-            ("hand_end", schema::<Summary>()),
+            ("hand_started", written_schema::<HandStarted>()),
+            ("dealt", written_schema::<Cards<'static>>()),
+            ("bid", written_schema::<Bid>()),
+            ("pass", written_schema::<Nothing>()),
+            ("redeal", written_schema::<Redeal>()),
+            ("banker", written_schema::<Banker>()),
+            ("bottom", written_schema::<Cards<'static>>()),
+            ("trump", written_schema::<Trump>()),
+            ("buried", written_schema::<Buried>()),
+            ("buried_cards", written_schema::<Cards<'static>>()),
+            ("surrender", written_schema::<Nothing>()),
+            ("play_on", written_schema::<Nothing>()),
+            ("play", written_schema::<Play<'static>>()),
+            ("void_in_trumps", written_schema::<Nothing>()),
+            ("trick_won", written_schema::<TrickWon>()),
+            ("bottom_captured", written_schema::<BottomCapture>()),
+            ("escape", written_schema::<Escape>()),
+            ("left", written_schema::<Nothing>()),
+            ("hand_end", written_schema::<Summary>()),
         ])
     }
 }

@@ -262,7 +262,7 @@ pub mod events {
     use serde_json::Value;
 
     use super::*;
-    use crate::engine::schema;
+    use crate::engine::written_schema;
 
     /// Cards: `dealt`, private to its seat (the seat's dealt hand, strongest first), and `play`,
     /// public (the cards the seat played).
@@ -325,16 +325,16 @@ pub mod events {
     /// summary (its `escape` kind), as `hand_end` does after it.
     pub fn schemas() -> BTreeMap<&'static str, Value> {
         BTreeMap::from([
-            ("dealt", schema::<Cards<'static>>()),
-            ("hand_start", schema::<HandBegins>()),
-            ("declare", schema::<Declared>()),
-            ("pass", schema::<Nothing>()),
-            ("trump", schema::<TrumpChosen>()),
-            ("play", schema::<Cards<'static>>()),
-            ("trick", schema::<TrickWon>()),
-            ("escape", schema::<Summary>()),
-            ("left", schema::<Nothing>()),
-            ("hand_end", schema::<Summary>()),
+            ("dealt", written_schema::<Cards<'static>>()),
+            ("hand_start", written_schema::<HandBegins>()),
+            ("declare", written_schema::<Declared>()),
+            ("pass", written_schema::<Nothing>()),
+            ("trump", written_schema::<TrumpChosen>()),
+            ("play", written_schema::<Cards<'static>>()),
+            ("trick", written_schema::<TrickWon>()),
+            ("escape", written_schema::<Summary>()),
+            ("left", written_schema::<Nothing>()),
+            ("hand_end", written_schema::<Summary>()),
         ])
     }
 }
