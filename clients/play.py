@@ -42,14 +42,27 @@ from paiju_client.models import (
     ChehuziMatchView,
     ChexuanLastResult,
     ChexuanMatchView,
-    CreateMatch,
     Credentials,
+    ChexuanCreateMatch,
+    ChexuanCreateMatchGame,
+    ChexuanHint,
+    ShengjiCreateMatch,
+    ShengjiCreateMatchGame,
+    ShengjiHint,
+    ChehuziCreateMatch,
+    ChehuziCreateMatchGame,
+    ChehuziHint,
+    DazhaCreateMatch,
+    DazhaCreateMatchGame,
+    DazhaHint,
+    SandahaCreateMatch,
+    SandahaCreateMatchGame,
+    SandahaHint,
     DazhaActionType0,
     DazhaLastResult,
     DazhaMatchView,
     GameName,
     Grant,
-    Hint,
     LedgerEntry,
     MatchStatus,
     Problem,
@@ -66,14 +79,25 @@ from paiju_client.types import UNSET, Response
 View = ChexuanMatchView | ShengjiMatchView | ChehuziMatchView | DazhaMatchView | SandahaMatchView
 T = TypeVar("T")
 
-# (game, its view class, its hand result class, table size). Every seat but the player's gets a
-# server-side bot.
-GAMES: list[tuple[GameName, type, type, int]] = [
-    (GameName.CHEXUAN, ChexuanMatchView, ChexuanLastResult, 3),
-    (GameName.SHENGJI, ShengjiMatchView, ShengjiLastResult, 4),
-    (GameName.CHEHUZI, ChehuziMatchView, ChehuziLastResult, 3),
-    (GameName.DAZHA, DazhaMatchView, DazhaLastResult, 4),
-    (GameName.SANDAHA, SandahaMatchView, SandahaLastResult, 4),
+Hint = ChexuanHint | ShengjiHint | ChehuziHint | DazhaHint | SandahaHint
+
+
+class Game:
+    """One game's generated models: every request and response that carries game data is typed
+    per game (told apart by `game`)."""
+
+    def __init__(self, name: GameName, view, result, create, create_game, hint, seats: int):
+        self.name, self.view, self.result, self.hint, self.seats = name, view, result, hint, seats
+        self.create, self.create_game = create, create_game
+
+
+# Every seat but the player's gets a server-side bot.
+GAMES: list[Game] = [
+    Game(GameName.CHEXUAN, ChexuanMatchView, ChexuanLastResult, ChexuanCreateMatch, ChexuanCreateMatchGame.CHEXUAN, ChexuanHint, 3),
+    Game(GameName.SHENGJI, ShengjiMatchView, ShengjiLastResult, ShengjiCreateMatch, ShengjiCreateMatchGame.SHENGJI, ShengjiHint, 4),
+    Game(GameName.CHEHUZI, ChehuziMatchView, ChehuziLastResult, ChehuziCreateMatch, ChehuziCreateMatchGame.CHEHUZI, ChehuziHint, 3),
+    Game(GameName.DAZHA, DazhaMatchView, DazhaLastResult, DazhaCreateMatch, DazhaCreateMatchGame.DAZHA, DazhaHint, 4),
+    Game(GameName.SANDAHA, SandahaMatchView, SandahaLastResult, SandahaCreateMatch, SandahaCreateMatchGame.SANDAHA, SandahaHint, 4),
 ]
 GAME_TIMEOUT = 120.0  # seconds for one game's hand
 POLL_SECS = 10  # a long-poll's `timeout` (the server allows up to 30)
@@ -132,9 +156,8 @@ def show_refusals(player: AuthenticatedClient, view: View, hint: Hint, view_cls:
         print(f"  refused: {problem.code.value} rule={problem.rule.value}: {problem.detail}")
 
 
-def play_first_hand(
-    base_url: str, admin: AuthenticatedClient, game: GameName, view_cls: type, result_cls: type, seats: int
-) -> str:
+def play_first_hand(base_url: str, admin: AuthenticatedClient, g: Game) -> str:
+    game, view_cls, result_cls, seats = g.name, g.view, g.result, g.seats
     anonymous = Client(base_url=base_url, raise_on_unexpected_status=True)
     username = f"{game.value}_{uuid.uuid4().hex[:12]}"
     # register and login are anonymous (`security: []`): a plain Client.
@@ -153,7 +176,7 @@ def play_first_hand(
         expect(grant_coins.sync_detailed(client=admin, body=grant), LedgerEntry)
 
     # A full table deals at once: the view is already in the first hand.
-    created = create_match.sync_detailed(client=player, body=CreateMatch(game=game, seats=seats, bots=seats - 1))
+    created = create_match.sync_detailed(client=player, body=g.create(game=g.create_game, seats=seats, bots=seats - 1))
     view: View = expect(created, view_cls)
     assert view.you not in (None, UNSET), "the creator is seated"
     seat = view.you.seat
@@ -179,7 +202,7 @@ def play_first_hand(
             # The table moved on since this view (a deadline acted for us): read it again.
             view = expect(get_match.sync_detailed(view.id, client=player), view_cls)
             continue
-        hint = expect(hint_response, Hint)
+        hint = expect(hint_response, g.hint)
         # The typed action must say all that the server sent (the generated code drops what a
         # model does not know), so that submitting it submits the server's move.
         sent = json.loads(hint_response.content)["action"]
@@ -221,10 +244,11 @@ def main() -> int:
     )
     admin = AuthenticatedClient(base_url=base_url, token=admin_session.access_token, raise_on_unexpected_status=True)
     failed = 0
-    for game, view_cls, result_cls, seats in GAMES:
+    for g in GAMES:
+        game = g.name
         started = time.monotonic()
         try:
-            line = play_first_hand(base_url, admin, game, view_cls, result_cls, seats)
+            line = play_first_hand(base_url, admin, g)
             print(f"{line} in {time.monotonic() - started:.1f} s", flush=True)
         except Failure as e:
             failed += 1

@@ -24,8 +24,6 @@ pub enum ApiError {
     /// Well-formed input with values we refuse (422).
     #[error("{0}")]
     Validation(String),
-    #[error("{0}")]
-    Illegal(String),
     /// A game's rules refused an action or options: the rule's code, the offending cards and
     /// the sentence in both languages (`localize` picks one).
     #[error("{}", .0.detail)]
@@ -91,7 +89,6 @@ impl ApiError {
             ApiError::Forbidden(_) => "forbidden",
             ApiError::NotFound(_) => "not_found",
             ApiError::BadRequest(_) | ApiError::Validation(_) => "validation_failed",
-            ApiError::Illegal(_) => "illegal_action",
             ApiError::Refused(e) => match e.kind {
                 RuleErrorKind::Invalid => "validation_failed",
                 RuleErrorKind::Illegal => "illegal_action",
@@ -120,7 +117,6 @@ impl ApiError {
             ApiError::NotFound(_) => "Not found",
             ApiError::BadRequest(_) => "Bad request",
             ApiError::Validation(_) => "Validation failed",
-            ApiError::Illegal(_) => "Illegal action",
             ApiError::Refused(e) => match e.kind {
                 RuleErrorKind::Invalid => "Validation failed",
                 RuleErrorKind::Illegal => "Illegal action",
@@ -251,7 +247,7 @@ impl ResponseError for ApiError {
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Validation(_) | ApiError::Illegal(_) | ApiError::InsufficientCoins(_) => {
+            ApiError::Validation(_) | ApiError::InsufficientCoins(_) => {
                 StatusCode::UNPROCESSABLE_ENTITY
             }
             ApiError::Refused(e) => match e.kind {
@@ -307,6 +303,32 @@ impl ResponseError for ApiError {
     }
 }
 
+/// The platform's own refusals of an action, named like the games' rules (`Problem.rule`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlatformRule {
+    /// An action on a match that is not being played (waiting, finished, aborted).
+    MatchNotPlaying,
+    /// `resume` from a seat that is not under automatic play (托管).
+    NotInAuto,
+}
+
+impl games::engine::RuleCode for PlatformRule {
+    const ALL: &'static [Self] = &[PlatformRule::MatchNotPlaying, PlatformRule::NotInAuto];
+    fn code(self) -> &'static str {
+        match self {
+            PlatformRule::MatchNotPlaying => "match_not_playing",
+            PlatformRule::NotInAuto => "not_in_auto",
+        }
+    }
+}
+
+impl ApiError {
+    /// The platform refusing an action for `rule`.
+    pub fn refused(rule: PlatformRule, detail: String, detail_zh: String) -> ApiError {
+        ApiError::Refused(Box::new(RuleError::illegal(rule, detail, detail_zh)))
+    }
+}
+
 /// A refusal's problem+json with its Chinese sentence, for `localize`.
 struct InChinese(Vec<u8>);
 
@@ -338,7 +360,14 @@ pub async fn localize(
     let headers = res.headers_mut();
     let language = if chinese { "zh" } else { "en" };
     headers.insert(header::CONTENT_LANGUAGE, HeaderValue::from_static(language));
-    headers.insert(header::VARY, HeaderValue::from_static("Accept-Language"));
+    // Beside what CORS varies on.
+    let vary = match headers.get(header::VARY).and_then(|v| v.to_str().ok()) {
+        Some(v) if !v.is_empty() => format!("{v}, Accept-Language"),
+        _ => "Accept-Language".to_string(),
+    };
+    if let Ok(v) = HeaderValue::from_str(&vary) {
+        headers.insert(header::VARY, v);
+    }
     Ok(res)
 }
 
@@ -426,7 +455,6 @@ mod tests {
             ApiError::NotFound(s()),
             ApiError::BadRequest(s()),
             ApiError::Validation(s()),
-            ApiError::Illegal(s()),
             ApiError::NotYourTurn(s()),
             ApiError::VersionConflict(Box::new(view)),
             ApiError::InsufficientCoins(s()),
@@ -452,7 +480,6 @@ mod tests {
                 | ApiError::NotFound(_)
                 | ApiError::BadRequest(_)
                 | ApiError::Validation(_)
-                | ApiError::Illegal(_)
                 | ApiError::NotYourTurn(_)
                 | ApiError::VersionConflict(_)
                 | ApiError::InsufficientCoins(_)

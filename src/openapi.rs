@@ -121,6 +121,16 @@ impl PartialSchema for Resume {
 
 impl ToSchema for Resume {}
 
+/// A game's refusal codes and the platform's (`PlatformRule`), sorted.
+fn game_rule_codes(game: &dyn games::DynGame) -> Vec<&'static str> {
+    use games::engine::RuleCode as _;
+    let platform = crate::error::PlatformRule::ALL.iter().map(|r| r.code());
+    let mut codes: Vec<&str> = game.rule_codes().into_iter().chain(platform).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    codes
+}
+
 /// A served game's name.
 pub struct GameName;
 
@@ -160,7 +170,13 @@ pub struct RuleCode;
 
 impl PartialSchema for RuleCode {
     fn schema() -> RefOr<Schema> {
-        let mut codes: Vec<&str> = games::all().iter().flat_map(|g| g.rule_codes()).collect();
+        use games::engine::RuleCode as _;
+        let platform = crate::error::PlatformRule::ALL.iter().map(|r| r.code());
+        let mut codes: Vec<&str> = games::all()
+            .iter()
+            .flat_map(|g| g.rule_codes())
+            .chain(platform)
+            .collect();
         codes.sort_unstable();
         codes.dedup();
         ObjectBuilder::new()
@@ -370,7 +386,7 @@ fn add_games(doc: &mut Value) {
             json!({
                 "description": format!("The rules a {name} refusal may name (Problem.rule)"),
                 "type": "string",
-                "enum": game.rule_codes(),
+                "enum": game_rule_codes(*game),
             }),
         );
         schemas.insert(
@@ -411,6 +427,57 @@ fn add_games(doc: &mut Value) {
             view["examples"] = json!([example]);
         }
         schemas.insert(format!("{prefix}MatchView"), view);
+        let action =
+            json!({ "anyOf": [schema_ref(&format!("{prefix}Action")), schema_ref("Resume")] });
+        let view_options = schema_ref(&format!("{prefix}ViewOptions"));
+        let create_options =
+            create_options(&schemas[&format!("{prefix}Options")], &shown_options, name);
+        schemas.insert(format!("{prefix}CreateOptions"), create_options);
+        let hand = variant(
+            schemas,
+            "ReplayHand",
+            &prefix,
+            None,
+            &[(
+                "result",
+                json!({ "oneOf": [{ "type": "null" }, schema_ref(&format!("{prefix}LastResult"))] }),
+            )],
+        );
+        schemas.insert(format!("{prefix}ReplayHand"), hand);
+        let replay_action = variant(
+            schemas,
+            "ReplayAction",
+            &prefix,
+            None,
+            &[(
+                "action",
+                json!({ "oneOf": [{ "type": "null" }, action.clone()] }),
+            )],
+        );
+        schemas.insert(format!("{prefix}ReplayAction"), replay_action);
+        schemas[&format!("{prefix}ReplayHand")]["properties"]["actions"] =
+            json!({ "type": "array", "items": schema_ref(&format!("{prefix}ReplayAction")) });
+        for (base, props) in [
+            ("Hint", vec![("action", action.clone())]),
+            ("OpenMatch", vec![("options", view_options.clone())]),
+            (
+                "CreateMatch",
+                vec![("options", schema_ref(&format!("{prefix}CreateOptions")))],
+            ),
+            (
+                "Replay",
+                vec![
+                    ("options", view_options.clone()),
+                    (
+                        "hands",
+                        json!({ "type": "array", "items": schema_ref(&format!("{prefix}ReplayHand")) }),
+                    ),
+                ],
+            ),
+        ] {
+            let v = variant(schemas, base, &prefix, Some(name), &props);
+            schemas.insert(format!("{prefix}{base}"), v);
+        }
         views.push(prefix.clone());
         actions.push(schema_ref(&format!("{prefix}Action")));
         event_pages.push(prefix.clone());
@@ -423,6 +490,12 @@ fn add_games(doc: &mut Value) {
         "MatchView".into(),
         discriminated(&views, "MatchView", "game"),
     );
+    for base in ["Hint", "OpenMatch", "CreateMatch", "Replay"] {
+        schemas.insert(base.into(), discriminated(&views, base, "game"));
+    }
+    for base in ["ReplayHand", "ReplayAction"] {
+        schemas.remove(base);
+    }
     schemas.insert(
         "EventPage".into(),
         discriminated(&event_pages, "EventPage", "game"),
@@ -434,6 +507,11 @@ fn add_games(doc: &mut Value) {
             "description": "An action of the match's game (see `<Game>Action` and the view's legal_actions), or resume",
             "anyOf": actions,
         }),
+    );
+    stream_events(
+        doc["components"]["schemas"]
+            .as_object_mut()
+            .expect("schemas"),
     );
     let example = doc["components"]["schemas"]["DazhaMatchView"]["examples"][0].clone();
     views_have_an_example(doc, &example);
@@ -502,6 +580,58 @@ fn example_view(game: &dyn games::DynGame) -> Option<Value> {
     }))
 }
 
+/// `StreamEvent`: what each `event:` of `GET /v1/me/stream` carries as its `data:` line, told
+/// apart by `event`. The stream adds `at` (when the notice was recorded) to the player's
+/// notices as it sends them (`matches::stream`).
+fn stream_events(schemas: &mut Map<String, Value>) {
+    let events = [
+        ("hello", "StreamHello", false),
+        ("match", "StreamMatch", false),
+        ("seated", "StreamSeated", true),
+        ("tournament_table", "StreamTournamentTable", true),
+        ("eliminated", "StreamEliminated", true),
+        ("tournament_finished", "StreamTournamentFinished", true),
+    ];
+    let mut variants = Vec::new();
+    let mut mapping = Map::new();
+    for (event, data, notice) in events {
+        if notice {
+            let s = &mut schemas[data];
+            s["properties"]["at"] = json!({
+                "description": "when the notice was recorded",
+                "type": "string",
+                "format": "date-time",
+            });
+            if let Some(required) = s["required"].as_array_mut() {
+                required.push(json!("at"));
+            }
+        }
+        let name = format!("{data}Event");
+        schemas.insert(
+            name.clone(),
+            json!({
+                "description": format!("the stream's `{event}` event"),
+                "type": "object",
+                "properties": {
+                    "event": { "type": "string", "enum": [event] },
+                    "data": schema_ref(data),
+                },
+                "required": ["event", "data"],
+            }),
+        );
+        mapping.insert(event.into(), json!(format!("#/components/schemas/{name}")));
+        variants.push(schema_ref(&name));
+    }
+    schemas.insert(
+        "StreamEvent".into(),
+        json!({
+            "description": "One event of GET /v1/me/stream: its `event:` name and its `data:` line (JSON)",
+            "oneOf": variants,
+            "discriminator": { "propertyName": "event", "mapping": mapping },
+        }),
+    );
+}
+
 /// Every response that is a `MatchView` shows `example` (a 打炸 view).
 fn views_have_an_example(doc: &mut Value, example: &Value) {
     let view = schema_ref("MatchView");
@@ -537,6 +667,41 @@ fn discriminated(prefixes: &[String], part: &str, property: &str) -> Value {
     json!({
         "oneOf": prefixes.iter().map(|p| schema_ref(&format!("{p}{part}"))).collect::<Vec<_>>(),
         "discriminator": { "propertyName": property, "mapping": mapping },
+    })
+}
+
+/// A game's copy of the platform's schema `base`: titled `<Game><base>`, its `game` that game
+/// alone, and `props` typed for it.
+fn variant(
+    schemas: &Map<String, Value>,
+    base: &str,
+    prefix: &str,
+    game: Option<&str>,
+    props: &[(&str, Value)],
+) -> Value {
+    let mut v = schemas[base].clone();
+    v["title"] = json!(format!("{prefix}{base}"));
+    if let Some(game) = game {
+        v["properties"]["game"] = json!({ "type": "string", "enum": [game] });
+    }
+    for (k, x) in props {
+        v["properties"][*k] = x.clone();
+    }
+    v
+}
+
+/// The options a new match of a game may be given: the game's, and the platform's beside them
+/// (all optional).
+fn create_options(game: &Value, platform: &Value, name: &str) -> Value {
+    let mut props = game["properties"].as_object().cloned().unwrap_or_default();
+    for (k, v) in platform["properties"].as_object().into_iter().flatten() {
+        props.insert(k.clone(), v.clone());
+    }
+    json!({
+        "description": format!("Options of a new {name} match: the game's (docs/rules/{name}.md) and the platform's"),
+        "type": "object",
+        "properties": props,
+        "additionalProperties": false,
     })
 }
 

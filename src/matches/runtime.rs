@@ -416,10 +416,12 @@ impl Runtime {
             return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
         }
         if t.status() != Status::Playing {
-            return Err(ApiError::Illegal(format!(
-                "the match is {}, not playing",
-                t.status().as_str()
-            )));
+            let status = t.status().as_str();
+            return Err(ApiError::refused(
+                crate::error::PlatformRule::MatchNotPlaying,
+                format!("the match is {status}, not playing"),
+                format!("牌局不在进行中（{status}），不能出牌"),
+            ));
         }
         t.act_for(&mut *tx, seat, req.action).await?;
         t.advance(&mut *tx).await?;
@@ -502,6 +504,7 @@ impl Runtime {
                 ApiError::NotYourTurn("there is nothing to hint: your seat need not act now".into())
             })?;
         Ok(Hint {
+            game: t.game_name(),
             version: t.version(),
             action,
         })
@@ -558,6 +561,9 @@ fn json_view(view: &View) -> ApiResult<Value> {
 /// A 提示: the move the game's bot would make for the caller's seat now.
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Hint {
+    /// The match's game: `action` is one of its.
+    #[schema(value_type = crate::openapi::GameName)]
+    pub game: &'static str,
     /// The view's version the hint is for.
     pub version: i64,
     /// An action of the match's game, ready to submit.

@@ -84,7 +84,7 @@ pub async fn create(
         ("before" = Option<String>, Query, description = "the next_before of the previous page", max_length = 100),
     ),
     responses(
-        (status = 200, description = "A page of tables", body = lists::OpenMatchPage, example = json!({"has_more": false, "matches": [{"created_at": "2026-11-23T10:00:00Z", "game": "dazha", "hand_no": 0, "id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "options": {"hands": 8, "turn_timeout_secs": 20}, "players": [{"bot": false, "seat": 0, "username": "alice"}, {"bot": false, "seat": 1, "username": "bob"}, {"bot": true, "seat": 3, "username": "bot_1a2b3c4d"}], "seats": 4, "status": "waiting", "taken": 3, "tournament_id": null, "version": 3}], "next_before": null})),
+        (status = 200, description = "A page of tables", body = lists::OpenMatchPage, example = json!({"has_more": false, "matches": [{"created_at": "2026-11-23T10:00:00Z", "game": "dazha", "hand_no": 0, "id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "options": {"base": 1, "bomb_cap": 9, "buy_in": 0, "hands": null, "mode": "normal", "room": null, "turn_timeout_secs": 20}, "players": [{"bot": false, "seat": 0, "username": "alice"}, {"bot": false, "seat": 1, "username": "bob"}, {"bot": true, "seat": 3, "username": "bot_1a2b3c4d"}], "seats": 4, "status": "waiting", "taken": 3, "tournament_id": null, "version": 3}], "next_before": null})),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
         (status = 422, response = ProblemResponse),
@@ -108,7 +108,7 @@ pub async fn list(
         ("id" = Uuid, Path),
     ),
     responses(
-        (status = 200, description = "A legal action", body = crate::matches::runtime::Hint, example = json!({"action": {"cards": ["3S", "3H"], "type": "play"}, "version": 12})),
+        (status = 200, description = "A legal action", body = crate::matches::runtime::Hint, example = json!({"game": "dazha", "version": 12, "action": {"cards": ["3S", "3H"], "type": "play"}})),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
         (status = 403, response = ProblemResponse),
@@ -288,7 +288,7 @@ pub async fn show(
         ("id" = Uuid, Path),
         ("Idempotency-Key" = Option<String>, Header, description = "the same key from the same user replays the first response; a key is kept 24 hours, after which the same key is a new request", min_length = 1, max_length = 64),
     ),
-    request_body(content = ActionRequest, example = json!({"action": {"cards": ["3S", "3H"], "type": "play"}, "version": 12})),
+    request_body(content = ActionRequest, example = json!({"version": 12, "action": {"cards": ["3S", "3H"], "type": "play"}})),
     responses(
         (status = 200, description = "The new view", body = crate::openapi::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
         (status = 400, response = ProblemResponse),
@@ -374,7 +374,7 @@ pub async fn events(
         ("id" = Uuid, Path),
     ),
     responses(
-        (status = 200, description = "Replay", body = matches::Replay, example = json!({"game": "chexuan", "hands": [{"actions": [{"action": {"amount": 50, "type": "set_bobo"}, "kind": "action", "now_ms": 1795428003000_i64, "seat": 0}], "deck": ["QH", "3D"], "deck_fixed": false, "hand_no": 1, "result": {"kind": "showdown"}, "scores": [0, 0], "seed": "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff", "shuffle_commitment": "9b74c9897bac770ffc029102a200c5de0b1e2f6ea2f1d4c0e5b6a7f8091a2b3c", "start_ms": 1795428000000_i64, "start_state": {}, "wallets": [100, 100]}], "match_id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "options": {"ante": 1, "turn_timeout_secs": 20}, "seats": 2, "shuffle": "Fisher-Yates over ChaCha20 seeded with the 32-byte seed; the deck order before shuffling is the game's deck listing (see docs/rules)"})),
+        (status = 200, description = "Replay", body = matches::Replay, example = json!({"game": "dazha", "hands": [], "match_id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "options": {"base": 1, "bomb_cap": 9, "buy_in": 0, "hands": null, "mode": "normal", "room": null, "turn_timeout_secs": 20}, "seats": 4, "shuffle": "Fisher-Yates over ChaCha20 seeded with the 32-byte seed; the deck order before shuffling is the game's deck listing (see docs/rules)"})),
         (status = 401, response = ProblemResponse),
         (status = 404, response = ProblemResponse),
     ),

@@ -73,6 +73,13 @@ impl Sse {
                         f.event = v.to_string();
                     } else if let Some(v) = line.strip_prefix("data: ") {
                         f.data = serde_json::from_str(v).expect("data is JSON");
+                        // Every event the stream names is one the document describes.
+                        if let Some(event) = raw.lines().find_map(|l| l.strip_prefix("event: ")) {
+                            let framed = json!({ "event": event, "data": f.data });
+                            let errs =
+                                crate::contract::errors("/components/schemas/StreamEvent", &framed);
+                            assert!(errs.is_empty(), "stream event {framed}: {errs:?}");
+                        }
                     } else if let Some(v) = line.strip_prefix("id: ") {
                         f.id = Some(v.parse().expect("numeric id"));
                     } else if line.starts_with("retry: ") {

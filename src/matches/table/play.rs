@@ -55,8 +55,10 @@ impl Table {
     /// `resume`: ends the seat's 托管; refused when it is not in it.
     fn resume(&mut self, seat: SeatNo) -> Result<(), ApiError> {
         if !self.seat(seat).is_some_and(|s| s.auto) {
-            return Err(ApiError::Illegal(
+            return Err(ApiError::refused(
+                crate::error::PlatformRule::NotInAuto,
                 "resume ends automatic play (托管), and your seat is not in it".into(),
+                "你的座位没有在托管，无需取消托管".into(),
             ));
         }
         self.record(Some(seat), events::Resumed {});
