@@ -61,49 +61,12 @@ generate "$out/ts-generate.log" \
 "$node/node_modules/.bin/tsc" --noEmit --strict clients/ts/check.ts
 echo "generated $out/python (paiju_client) and $out/ts/paiju.d.ts; clients/ts/check.ts type-checks"
 
-# A live server, as scripts/schemathesis.sh starts one.
-cargo build --quiet --bin paiju
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-log=target/clients-server.log
-db="paiju_clients_$(date +%s)_$$"
-if [ -n "${DATABASE_URL:-}" ]; then
-  export DATABASE_URL="${DATABASE_URL%/*}/$db"
-fi
-PAIJU_BIND="127.0.0.1:$port" PAIJU_ADMIN=admin:admin-password JWT_SECRET=clients-secret-0123456789abcdef0123456789 \
-  PAIJU_DB_NAME="$db" PAIJU_AUTH_PER_MIN=100000 RUST_LOG=warn,paiju=info \
-  "${CARGO_TARGET_DIR:-target}/debug/paiju" >"$log" 2>&1 &
-server=$!
-cleanup() {
-  kill "$server" 2>/dev/null
-  wait "$server" 2>/dev/null || true
-  local admin_url
-  if [ -n "${DATABASE_URL:-}" ]; then
-    admin_url="${DATABASE_URL%/*}/postgres"
-  elif [ -f data/pg/paiju.port ]; then
-    admin_url="postgres://postgres@127.0.0.1:$(cat data/pg/paiju.port)/postgres"
-  fi
-  if [ -n "${admin_url:-}" ] && command -v psql >/dev/null; then
-    psql -q "$admin_url" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
-  fi
-}
-trap cleanup EXIT
-python3 - "$port" <<'PY'
-import sys, time, urllib.request
-for _ in range(600):
-    try:
-        urllib.request.urlopen(f"http://127.0.0.1:{sys.argv[1]}/healthz", timeout=2)
-        break
-    except Exception:
-        time.sleep(0.2)
-else:
-    sys.exit("paiju did not answer /healthz within two minutes")
-PY
+# A live server (scripts/live_server.sh).
+. scripts/live_server.sh
+start_live_server clients
 if ! PYTHONPATH="$out/python" PAIJU_ADMIN=admin:admin-password \
   "$venv/bin/python" clients/play.py "http://127.0.0.1:$port"; then
   echo "server log: $log" >&2
   exit 1
 fi
-if grep -q " 5[0-9][0-9] \|panicked" "$log"; then
-  echo "the server logged a 5xx or a panic (server log: $log)" >&2
-  exit 1
-fi
+check_server_log

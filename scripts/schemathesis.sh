@@ -33,40 +33,11 @@ fi
 # valid example everywhere; docker-compose.yml follows the Compose specification.
 "$venv/bin/python" scripts/openapi_check.py openapi/openapi.json
 "$venv/bin/python" scripts/compose_check.py docker-compose.yml
-cargo build --quiet --bin paiju
-port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-log=target/schemathesis-server.log
-db="paiju_schemathesis_$(date +%s)_$$"
-if [ -n "${DATABASE_URL:-}" ]; then
-  export DATABASE_URL="${DATABASE_URL%/*}/$db"
-fi
-PAIJU_BIND="127.0.0.1:$port" PAIJU_ADMIN=admin:admin-password JWT_SECRET=schemathesis-secret-0123456789abcdef0123 \
-  PAIJU_DB_NAME="$db" PAIJU_AUTH_PER_MIN=100000 RUST_LOG=warn,paiju=info \
-  "${CARGO_TARGET_DIR:-target}/debug/paiju" >"$log" 2>&1 &
-server=$!
-cleanup() {
-  kill "$server" 2>/dev/null
-  wait "$server" 2>/dev/null || true
-  local admin_url
-  if [ -n "${DATABASE_URL:-}" ]; then
-    admin_url="${DATABASE_URL%/*}/postgres"
-  elif [ -f data/pg/paiju.port ]; then
-    admin_url="postgres://postgres@127.0.0.1:$(cat data/pg/paiju.port)/postgres"
-  fi
-  if [ -n "${admin_url:-}" ] && command -v psql >/dev/null; then
-    psql -q "$admin_url" -c "DROP DATABASE IF EXISTS \"$db\" WITH (FORCE)" >/dev/null 2>&1 || true
-  fi
-}
-trap cleanup EXIT
+. scripts/live_server.sh
+start_live_server schemathesis
 token=$(python3 - "$port" <<'PY'
-import json, sys, time, urllib.request
+import json, sys, urllib.request
 base = f"http://127.0.0.1:{sys.argv[1]}"
-for _ in range(600):
-    try:
-        urllib.request.urlopen(base + "/healthz", timeout=2)
-        break
-    except Exception:
-        time.sleep(0.2)
 req = urllib.request.Request(base + "/v1/auth/login", method="POST",
     data=json.dumps({"username": "admin", "password": "admin-password"}).encode(),
     headers={"content-type": "application/json"})
@@ -83,8 +54,4 @@ PY
   --request-timeout 40 \
   ${SCHEMATHESIS_SEED:+--seed "$SCHEMATHESIS_SEED"} \
   --report junit --report-dir target/schemathesis-report
-echo "server log: $log"
-if grep -q " 5[0-9][0-9] \|panicked" "$log"; then
-  echo "the server logged a 5xx or a panic" >&2
-  exit 1
-fi
+check_server_log

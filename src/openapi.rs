@@ -261,12 +261,7 @@ fn sorted(v: Value) -> Value {
 /// An optional parameter is left out, never sent as null: its schema is the value's alone
 /// (utoipa types an `Option<T>` parameter as T or null).
 fn optional_parameters_are_absent(doc: &mut Value) {
-    let ops = doc["paths"]
-        .as_object_mut()
-        .into_iter()
-        .flat_map(|paths| paths.values_mut())
-        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
-    for op in ops {
+    for op in operations(doc) {
         // utoipa writes an operation without parameters as `"parameters": null`.
         if let Some(o) = op.as_object_mut() {
             o.retain(|_, v| !v.is_null());
@@ -288,12 +283,7 @@ fn optional_parameters_are_absent(doc: &mut Value) {
 /// the document's default (some ignore that default).
 fn security_per_operation(doc: &mut Value) {
     let default = doc["security"].clone();
-    let ops = doc["paths"]
-        .as_object_mut()
-        .into_iter()
-        .flat_map(|paths| paths.values_mut())
-        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
-    for op in ops {
+    for op in operations(doc) {
         let anonymous = op
             .get("security")
             .and_then(Value::as_array)
@@ -314,12 +304,7 @@ fn security_per_operation(doc: &mut Value) {
 fn answers_every_operation_may_give(doc: &mut Value) {
     let problem = json!({ "$ref": "#/components/responses/Problem" });
     let secured_by_default = doc["security"].as_array().is_some_and(|s| !s.is_empty());
-    let ops = doc["paths"]
-        .as_object_mut()
-        .into_iter()
-        .flat_map(|paths| paths.values_mut())
-        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
-    for op in ops {
+    for op in operations(doc) {
         let has_body = op.get("requestBody").is_some();
         let secured = match op.get("security").and_then(Value::as_array) {
             Some(s) => s
@@ -340,6 +325,15 @@ fn answers_every_operation_may_give(doc: &mut Value) {
             add("401");
         }
     }
+}
+
+/// Every operation of the document.
+fn operations(doc: &mut Value) -> impl Iterator<Item = &mut Value> {
+    doc["paths"]
+        .as_object_mut()
+        .into_iter()
+        .flat_map(|paths| paths.values_mut())
+        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()))
 }
 
 fn schema_ref(name: &str) -> Value {
@@ -391,7 +385,12 @@ fn add_games(doc: &mut Value) {
         );
         schemas.insert(
             format!("{prefix}ViewOptions"),
-            view_options(&schemas[&format!("{prefix}Options")], &shown_options, name),
+            game_and_platform_options(
+                &schemas[&format!("{prefix}Options")],
+                &shown_options,
+                name,
+                true,
+            ),
         );
         schemas.insert(
             format!("{prefix}LastResult"),
@@ -430,8 +429,12 @@ fn add_games(doc: &mut Value) {
         let action =
             json!({ "anyOf": [schema_ref(&format!("{prefix}Action")), schema_ref("Resume")] });
         let view_options = schema_ref(&format!("{prefix}ViewOptions"));
-        let create_options =
-            create_options(&schemas[&format!("{prefix}Options")], &shown_options, name);
+        let create_options = game_and_platform_options(
+            &schemas[&format!("{prefix}Options")],
+            &shown_options,
+            name,
+            false,
+        );
         schemas.insert(format!("{prefix}CreateOptions"), create_options);
         let hand = variant(
             schemas,
@@ -635,12 +638,7 @@ fn stream_events(schemas: &mut Map<String, Value>) {
 /// Every response that is a `MatchView` shows `example` (a 打炸 view).
 fn views_have_an_example(doc: &mut Value, example: &Value) {
     let view = schema_ref("MatchView");
-    let ops = doc["paths"]
-        .as_object_mut()
-        .into_iter()
-        .flat_map(|paths| paths.values_mut())
-        .flat_map(|ops| ops.as_object_mut().into_iter().flat_map(|o| o.values_mut()));
-    for op in ops {
+    for op in operations(doc) {
         let responses = op["responses"].as_object_mut().into_iter().flatten();
         for (_, r) in responses {
             if let Some(c) = r.pointer_mut("/content/application~1json")
@@ -690,32 +688,23 @@ fn variant(
     v
 }
 
-/// The options a new match of a game may be given: the game's, and the platform's beside them
-/// (all optional).
-fn create_options(game: &Value, platform: &Value, name: &str) -> Value {
+/// A game's options beside the platform's: as a view shows them (`shown`: the platform's
+/// required ones required), or as a new match may be given them (all optional).
+fn game_and_platform_options(game: &Value, platform: &Value, name: &str, shown: bool) -> Value {
     let mut props = game["properties"].as_object().cloned().unwrap_or_default();
     for (k, v) in platform["properties"].as_object().into_iter().flatten() {
         props.insert(k.clone(), v.clone());
     }
+    let (what, required) = if shown {
+        ("The options of a", platform["required"].clone())
+    } else {
+        ("Options of a new", json!([]))
+    };
     json!({
-        "description": format!("Options of a new {name} match: the game's (docs/rules/{name}.md) and the platform's"),
+        "description": format!("{what} {name} match: the game's (docs/rules/{name}.md) and the platform's"),
         "type": "object",
         "properties": props,
-        "additionalProperties": false,
-    })
-}
-
-/// A game's options as a view shows them: the game's, and the platform's beside them.
-fn view_options(game: &Value, platform: &Value, name: &str) -> Value {
-    let mut props = game["properties"].as_object().cloned().unwrap_or_default();
-    for (k, v) in platform["properties"].as_object().into_iter().flatten() {
-        props.insert(k.clone(), v.clone());
-    }
-    json!({
-        "description": format!("The options of a {name} match: the game's (docs/rules/{name}.md) and the platform's"),
-        "type": "object",
-        "properties": props,
-        "required": platform["required"],
+        "required": required,
         "additionalProperties": false,
     })
 }

@@ -11,17 +11,8 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
     let (status, doc) = app.call(Method::GET, "/openapi.json", None, None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(doc["openapi"], "3.1.0");
-    let mut documented = BTreeSet::new();
-    for (path, ops) in doc["paths"].as_object().unwrap() {
-        for method in ops.as_object().unwrap().keys() {
-            documented.insert((method.clone(), path.clone()));
-        }
-    }
-    let served: BTreeSet<(String, String)> = paiju::routes::routes().iter().cloned().collect();
-    assert_eq!(
-        documented, served,
-        "the served document and routes() disagree"
-    );
+    // The served document is the generated one (not a file that could be stale).
+    assert_eq!(&doc, paiju::openapi::document());
     // The web client's pages are served but are no API operation: the document leaves them out.
     for (_, page) in paiju::routes::PAGES {
         assert!(
