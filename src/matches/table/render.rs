@@ -100,6 +100,7 @@ pub struct ViewBody<'a> {
     options: &'a Value,
     seats: Vec<ViewSeat<'a>>,
     /// The caller's seat; null for a spectator.
+    #[schema(required = true)]
     you: Option<You>,
     /// The hand being played, from 1 (0 before the first deal).
     hand_no: u32,
@@ -110,20 +111,24 @@ pub struct ViewBody<'a> {
     #[schema(value_type = Vec<usize>)]
     to_act: Vec<SeatNo>,
     /// When the server acts for the seats in `to_act` (托管).
+    #[schema(required = true)]
     deadline: Option<DateTime<Utc>>,
     /// What the caller may do now: the game's action shapes, and `resume` while under 托管.
     #[schema(value_type = Vec<Object>)]
     legal_actions: Vec<Box<RawValue>>,
     /// SHA-256 (hex) of the seed of the hand being played, published before the deal.
+    #[schema(required = true)]
     shuffle_commitment: Option<&'a str>,
+    #[schema(required = true)]
     tournament_id: Option<Uuid>,
     /// A tournament table's place in its tournament; null for other matches.
+    #[schema(required = true)]
     tournament: Option<&'a TournamentSeat>,
     /// The game's state, only what this seat may see.
     #[schema(value_type = Object)]
     state: Box<RawValue>,
     /// The last finished hand's result.
-    #[schema(value_type = Option<Object>)]
+    #[schema(value_type = Option<Object>, required = true)]
     last_result: Option<&'a Value>,
 }
 
@@ -132,9 +137,12 @@ pub struct ViewBody<'a> {
 #[schema(as = Seat)]
 struct ViewSeat<'a> {
     seat: usize,
+    #[schema(required = true)]
     user_id: Option<Uuid>,
+    #[schema(required = true)]
     username: Option<&'a str>,
     /// Coins the seat has at the table, in games that show them.
+    #[schema(required = true)]
     coins_at_table: Option<i64>,
     /// The server plays this seat (托管) until its player sends `resume`.
     auto: bool,
