@@ -129,7 +129,7 @@ impl Runtime {
     /// answer it from the cached row instead of queueing for the row lock behind the move that
     /// won. Tournament tables are left to the locked path, which checks escapes first.
     fn refuse_if_surely_stale(&self, user: &AuthUser, id: Uuid, version: i64) -> ApiResult<()> {
-        let Some(t) = self.tables.at_least(id, version + 1) else {
+        let Some(t) = self.tables.at_least(id, version.saturating_add(1)) else {
             return Ok(());
         };
         if t.tournament_id().is_none() && t.seat_of(user.id).is_some() {

@@ -527,6 +527,10 @@ async fn idempotent_retry_replays_the_first_response_and_stale_versions_conflict
     assert_eq!(stale["code"], "version_conflict");
     assert_eq!(stale["view"]["version"], first["version"]);
     assert_eq!(stale["view"]["you"]["seat"], 0);
+    // A version from the future (the largest a client can write) conflicts the same way.
+    let (s5, future) = send(json!(i64::MAX), None).await;
+    assert_eq!(s5, StatusCode::CONFLICT, "{future}");
+    assert_eq!(future["view"]["version"], first["version"]);
 
     // Reusing a key for another request is refused rather than replayed.
     let (s4, b4) = app
