@@ -189,18 +189,18 @@ pub struct Problem<'a> {
     pub code: &'static str,
     /// A game's refusal: the rule broken, stable per game (see `<Game>RuleCode`); key on it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::openapi::RuleCode>)]
+    #[schema(value_type = Option<crate::schema::RuleCode>)]
     pub rule: Option<&'static str>,
     /// A game's refusal about particular cards: those of the action that break the rule.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<crate::openapi::Card>>)]
+    #[schema(value_type = Option<Vec<crate::schema::Card>>)]
     pub cards: Option<&'a [Card]>,
     /// A sentence for people, never to parse. A game's refusal says it in Chinese when the
     /// request's `Accept-Language` prefers Chinese (`Content-Language` tells which).
     pub detail: String,
     /// `version_conflict`: the match as it is now, for the caller's seat.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::openapi::MatchView>)]
+    #[schema(value_type = Option<crate::schema::MatchView>)]
     pub view: Option<&'a View>,
 }
 
@@ -303,28 +303,13 @@ impl ResponseError for ApiError {
     }
 }
 
-/// The platform's own refusals of an action, named like the games' rules (`Problem.rule`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PlatformRule {
-    /// An action on a match that is not being played (waiting, finished, aborted).
-    MatchNotPlaying,
-    /// `resume` from a seat that is not under automatic play (托管).
-    NotInAuto,
-}
-
-impl games::engine::RuleCode for PlatformRule {
-    const ALL: &'static [Self] = &[PlatformRule::MatchNotPlaying, PlatformRule::NotInAuto];
-    fn code(self) -> &'static str {
-        match self {
-            PlatformRule::MatchNotPlaying => "match_not_playing",
-            PlatformRule::NotInAuto => "not_in_auto",
-        }
-    }
-}
-
 impl ApiError {
     /// The platform refusing an action for `rule`.
-    pub fn refused(rule: PlatformRule, detail: String, detail_zh: String) -> ApiError {
+    pub fn refused(
+        rule: crate::schema::PlatformRule,
+        detail: String,
+        detail_zh: String,
+    ) -> ApiError {
         ApiError::Refused(Box::new(RuleError::illegal(rule, detail, detail_zh)))
     }
 }

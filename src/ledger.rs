@@ -300,6 +300,14 @@ pub fn shift_params(sql: &str, by: usize) -> String {
     out
 }
 
+/// [`transfer`]'s statement.
+pub static TRANSFER_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH {GO}, {TRANSFER_CTES}
+         SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id"
+    )
+});
+
 /// Moves coins as one balanced transaction, in one statement ([`TRANSFER_CTES`]). `legs` are
 /// (party, signed amount) and must sum to zero; legs of the same party are added up; zero
 /// legs are dropped. Returns the ids of the entries written, by party, or `None` when nothing
@@ -309,18 +317,12 @@ pub async fn transfer(
     meta: &TxMeta,
     legs: &[(Party, i64)],
 ) -> Result<Option<BTreeMap<Party, i64>>, ApiError> {
-    static SQL: LazyLock<String> = LazyLock::new(|| {
-        format!(
-            "WITH {GO}, {TRANSFER_CTES}
-             SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id"
-        )
-    });
     let legs = Legs::net(meta, legs)?;
     if legs.is_empty() {
         return Ok(None);
     }
     let entries: Vec<(i64, i64)> = legs
-        .bind(meta, sqlx::query(SQL.as_str()))
+        .bind(meta, sqlx::query(TRANSFER_SQL.as_str()))
         .fetch_all(&mut *conn)
         .await?
         .iter()

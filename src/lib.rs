@@ -16,6 +16,7 @@ pub mod openapi;
 pub mod pglocal;
 pub mod players;
 pub mod routes;
+pub mod schema;
 pub mod startup;
 pub mod telemetry;
 pub mod tournaments;

@@ -26,7 +26,7 @@ const BUCKETS: [f64; 12] = [
     0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0,
 ];
 
-/// Names the route pattern that serves a path (`routes::pattern_of`), for labels.
+/// Names the route pattern that serves a path (`routes::ApiIndex::pattern_of`), for labels.
 pub type RouteOf = fn(&str) -> Option<&'static str>;
 
 /// This process's metrics, in a registry of its own (the `prometheus` crate): requests and

@@ -15,10 +15,8 @@
 use std::sync::LazyLock;
 
 use serde_json::{Map, Value, json};
-use utoipa::openapi::RefOr;
-use utoipa::openapi::schema::{AdditionalProperties, ObjectBuilder, Schema, Type};
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
-use utoipa::{Modify, OpenApi, PartialSchema, ToSchema};
+use utoipa::{Modify, OpenApi};
 use utoipa_actix_web::AppExt;
 
 #[derive(OpenApi)]
@@ -46,8 +44,8 @@ use utoipa_actix_web::AppExt;
             crate::notices::TournamentTable,
             crate::notices::Eliminated,
             crate::notices::TournamentFinished,
-            Card,
-            Resume,
+            crate::schema::Card,
+            crate::schema::Resume,
         )
     ),
     tags(
@@ -83,141 +81,27 @@ impl Modify for Bearer {
     }
 }
 
-/// A card (api.md § Card notation).
-pub struct Card;
-
-impl PartialSchema for Card {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some(
-                "rank then suit (10H, QD, 3S), RJ/BJ jokers, s1…s10 / b1…b10 / W paper cards",
-            ))
-            .into()
-    }
-}
-
-impl ToSchema for Card {}
-
-/// `{"type":"resume"}`: ends automatic play (托管) for the caller's seat, in every game.
-pub struct Resume;
-
-impl PartialSchema for Resume {
-    fn schema() -> RefOr<Schema> {
-        let resume = ObjectBuilder::new()
-            .schema_type(Type::String)
-            .enum_values(Some(["resume"]));
-        ObjectBuilder::new()
-            .schema_type(Type::Object)
-            .property("type", resume)
-            .required("type")
-            .additional_properties(Some(AdditionalProperties::FreeForm(false)))
-            .description(Some(
-                "ends automatic play (托管) for the caller's seat, in every game",
-            ))
-            .into()
-    }
-}
-
-impl ToSchema for Resume {}
-
 /// A game's refusal codes and the platform's (`PlatformRule`), sorted.
 fn game_rule_codes(game: &dyn games::DynGame) -> Vec<&'static str> {
     use games::engine::RuleCode as _;
-    let platform = crate::error::PlatformRule::ALL.iter().map(|r| r.code());
+    let platform = crate::schema::PlatformRule::ALL.iter().map(|r| r.code());
     let mut codes: Vec<&str> = game.rule_codes().into_iter().chain(platform).collect();
     codes.sort_unstable();
     codes.dedup();
     codes
 }
 
-/// A served game's name.
-pub struct GameName;
-
-impl PartialSchema for GameName {
-    fn schema() -> RefOr<Schema> {
-        names_of(|_| true)
-    }
-}
-
-impl ToSchema for GameName {}
-
-/// A game a tournament can be played in (one with a fixed table size).
-pub struct TournamentGame;
-
-impl PartialSchema for TournamentGame {
-    fn schema() -> RefOr<Schema> {
-        names_of(|g| g.table_size().is_some())
-    }
-}
-
-impl ToSchema for TournamentGame {}
-
-fn names_of(keep: fn(&dyn games::DynGame) -> bool) -> RefOr<Schema> {
-    let names: Vec<&str> = games::all()
-        .iter()
-        .filter(|g| keep(**g))
-        .map(|g| g.name())
-        .collect();
-    ObjectBuilder::new()
-        .schema_type(Type::String)
-        .enum_values(Some(names))
-        .into()
-}
-
-/// The rule a game's refusal names: every game's codes (each game's own are `<Game>RuleCode`).
-pub struct RuleCode;
-
-impl PartialSchema for RuleCode {
-    fn schema() -> RefOr<Schema> {
-        use games::engine::RuleCode as _;
-        let platform = crate::error::PlatformRule::ALL.iter().map(|r| r.code());
-        let mut codes: Vec<&str> = games::all()
-            .iter()
-            .flat_map(|g| g.rule_codes())
-            .chain(platform)
-            .collect();
-        codes.sort_unstable();
-        codes.dedup();
-        ObjectBuilder::new()
-            .schema_type(Type::String)
-            .description(Some(
-                "the rule a game's refusal names, stable: clients key on it (docs/rules/<game>.md \
-                 lists each game's)",
-            ))
-            .enum_values(Some(codes))
-            .into()
-    }
-}
-
-impl ToSchema for RuleCode {}
-
-/// The match view: which game's is told by `game` (the `oneOf` is filled in per game).
-pub struct MatchView;
-
-impl PartialSchema for MatchView {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new().into()
-    }
-}
-
-impl ToSchema for MatchView {}
-
-/// An action of any game: the match's game decides which (filled in per game).
-pub struct AnyAction;
-
-impl PartialSchema for AnyAction {
-    fn schema() -> RefOr<Schema> {
-        ObjectBuilder::new().into()
-    }
-}
-
-impl ToSchema for AnyAction {}
-
 /// The document, generated once per process.
 pub fn document() -> &'static Value {
     static DOCUMENT: LazyLock<Value> = LazyLock::new(generate);
     &DOCUMENT
+}
+
+/// The document's text and route list, as the routes are given them at startup.
+pub fn index() -> &'static crate::routes::ApiIndex {
+    static INDEX: LazyLock<crate::routes::ApiIndex> =
+        LazyLock::new(|| crate::routes::ApiIndex::new(text(), document()));
+    &INDEX
 }
 
 /// The document as served and committed: keys sorted, two-space indent, a final newline.

@@ -82,7 +82,7 @@ impl Application {
     pub async fn build(config: Config) -> anyhow::Result<Application> {
         // The API document (and the route list read from it) is generated before the first
         // request, not during it.
-        let routes = routes::routes().len();
+        let routes = crate::openapi::index().routes().len();
         tracing::debug!(routes, "API document generated");
         let url = database_url(&config).await?;
         connect_first(&url, config.db_wait).await?;
@@ -127,7 +127,9 @@ impl Application {
             TcpListener::bind(&config.bind).with_context(|| format!("binding {}", config.bind))?;
         let port = listener.local_addr()?.port();
         let pool_data = web::Data::new(pool.clone());
-        let metrics = web::Data::new(Metrics::new(routes::pattern_of));
+        let metrics = web::Data::new(Metrics::new(|path| {
+            crate::openapi::index().pattern_of(path)
+        }));
         metrics.register_moves(runtime.move_counters())?;
         let limiter = web::Data::new(RateLimiter::new(
             config.auth_per_minute,
@@ -199,6 +201,7 @@ impl Application {
                 .app_data(lobby_data.clone())
                 .app_data(bot_data.clone())
                 .app_data(streams.clone())
+                .app_data(web::Data::new(crate::openapi::index()))
                 .configure(routes::configure)
                 .default_service(web::to(routes::no_route))
         })

@@ -18,7 +18,7 @@
 //! A lane is a task of its own: a request that goes away (its client disconnected) does not
 //! cancel the statement that carries other requests' moves.
 //!
-//! A hand's end on the fast path (`Table::end_over_loaded`) is queued here too and sent alone
+//! A hand's end on the fast path (`Table::end_if_unmoved`) is queued here too and sent alone
 //! by the next free lane, so the statements in flight stay at most `lanes`: a statement outside
 //! the lanes is as one lane more, which at few clients means smaller batches and more work per
 //! move for PostgreSQL (docs/performance.md § A hand's end on the fast path).
@@ -36,7 +36,7 @@ use crate::error::ApiError;
 /// A table saved (`true`) or left behind by its row (`false`), returned to its move.
 type Saved = Result<(Table, bool), sqlx::Error>;
 
-/// A hand's end sent by [`Table::end_over_loaded`]: the table (committed when written) and
+/// A hand's end sent by [`Table::end_if_unmoved`]: the table (committed when written) and
 /// what the statement did.
 pub type Ended = Result<(Table, EndStatement), ApiError>;
 
@@ -105,7 +105,7 @@ impl Committer {
         answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
     }
 
-    /// Writes the pending hand end of `table` by its statement (`Table::end_over_loaded`,
+    /// Writes the pending hand end of `table` by its statement (`Table::end_if_unmoved`,
     /// with the key's row when `keyed`), sent alone by the next free lane: it counts against
     /// the statements in flight like any save.
     pub async fn end(&self, table: Table, keyed: Option<Keyed>) -> Ended {
@@ -232,7 +232,7 @@ impl Inner {
     async fn end(&self, mut table: Table, keyed: Option<&Keyed>) -> Ended {
         let mut conn = self.conns.acquire().await?;
         self.counters.statements(MovePath::Fast, 1);
-        let ended = table.end_over_loaded(&mut conn, keyed).await?;
+        let ended = table.end_if_unmoved(&mut conn, keyed).await?;
         // Its errors are its own (it is one statement); a broken connection is not kept.
         conn.release();
         Ok((table, ended))
@@ -254,7 +254,7 @@ impl Inner {
     async fn save_alone(&self, mut table: Table, keyed: Option<&Keyed>) -> Saved {
         let mut conn = self.conns.acquire().await?;
         self.counters.statements(MovePath::Fast, 1);
-        let hit = table.save_over_loaded(&mut conn, keyed).await;
+        let hit = table.save_if_unmoved(&mut conn, keyed).await;
         if !matches!(hit, Err(sqlx::Error::Io(_) | sqlx::Error::Protocol(_))) {
             conn.release();
         }

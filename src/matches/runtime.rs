@@ -295,7 +295,7 @@ impl Runtime {
 
     /// A move that ended the hand at a table that deals the next at once, on the fast path:
     /// a statement of its own, sent by a commit lane (`Committer::end`), commits the move and
-    /// the hand's end over the cached version (`Table::end_over_loaded`, the table then
+    /// the hand's end over the cached version (`Table::end_if_unmoved`, the table then
     /// between hands with a deadline the sweeper follows), and a save statement shared with
     /// other fast moves commits the deal worked out in memory from the wallets and 积分 that
     /// returned, with the `hands` row and the key's answer replaced by the dealt table's view. A deal that needs more, or whose statement
@@ -418,7 +418,7 @@ impl Runtime {
         if t.status() != Status::Playing {
             let status = t.status().as_str();
             return Err(ApiError::refused(
-                crate::error::PlatformRule::MatchNotPlaying,
+                crate::schema::PlatformRule::MatchNotPlaying,
                 format!("the match is {status}, not playing"),
                 format!("牌局不在进行中（{status}），不能出牌"),
             ));
@@ -562,11 +562,11 @@ fn json_view(view: &View) -> ApiResult<Value> {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Hint {
     /// The match's game: `action` is one of its.
-    #[schema(value_type = crate::openapi::GameName)]
+    #[schema(value_type = crate::schema::GameName)]
     pub game: &'static str,
     /// The view's version the hint is for.
     pub version: i64,
     /// An action of the match's game, ready to submit.
-    #[schema(value_type = crate::openapi::AnyAction)]
+    #[schema(value_type = crate::schema::AnyAction)]
     pub action: Value,
 }

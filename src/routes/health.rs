@@ -41,8 +41,8 @@ pub async fn healthz(pool: web::Data<PgPool>) -> ApiResult<HttpResponse> {
     security(()),
 )]
 #[get("/openapi.json")]
-pub async fn openapi() -> HttpResponse {
+pub async fn openapi(index: web::Data<&'static super::ApiIndex>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(crate::openapi::text())
+        .body(index.document)
 }

@@ -1,7 +1,7 @@
 //! HTTP routes, one file per resource. The API's routes are registered once (`api`), and the
-//! OpenAPI document is generated from that registration (`openapi`); `routes()` reads every
-//! (method, path) back from the document. `PAGES` lists the web client's pages (`play`),
-//! served beside the API and not part of its document.
+//! OpenAPI document is generated from that registration (`openapi`), which gives the routes
+//! its text and every (method, path) it lists back at startup (`ApiIndex`). `PAGES` lists the
+//! web client's pages (`play`), served beside the API and not part of its document.
 
 pub mod admin;
 pub mod auth;
@@ -22,11 +22,18 @@ pub const MAX_BODY_BYTES: usize = 64 * 1024;
 
 pub use play::PAGES;
 
-/// Every (method, path) of the API, as the generated document lists them.
-pub fn routes() -> &'static [(String, String)] {
-    static ROUTES: std::sync::LazyLock<Vec<(String, String)>> = std::sync::LazyLock::new(|| {
-        let doc = crate::openapi::document();
-        doc["paths"]
+/// What the routes know of the API document generated from them (`openapi::index`): its
+/// text, served at `/openapi.json`, and every (method, path) it lists. Given to the app at
+/// startup, since the document is generated from the routes and they cannot read it themselves.
+pub struct ApiIndex {
+    pub document: &'static str,
+    routes: Vec<(String, String)>,
+}
+
+impl ApiIndex {
+    /// The index of `document` (as JSON) whose text is `text`.
+    pub fn new(text: &'static str, document: &serde_json::Value) -> ApiIndex {
+        let routes = document["paths"]
             .as_object()
             .into_iter()
             .flatten()
@@ -36,23 +43,45 @@ pub fn routes() -> &'static [(String, String)] {
                     .flatten()
                     .map(move |(method, _)| (method.clone(), path.clone()))
             })
-            .collect()
-    });
-    &ROUTES
-}
+            .collect();
+        ApiIndex {
+            document: text,
+            routes,
+        }
+    }
 
-/// Every (method, path) served: the API's routes and the pages.
-fn served() -> impl Iterator<Item = (&'static str, &'static str)> {
-    routes()
-        .iter()
-        .map(|(m, p)| (m.as_str(), p.as_str()))
-        .chain(PAGES.iter().copied())
-}
+    /// Every (method, path) of the API, as the document lists them.
+    pub fn routes(&self) -> &[(String, String)] {
+        &self.routes
+    }
 
-/// The pattern in `ROUTES` or `PAGES` that serves `path` (any method), without actix's regex
-/// matching: the metrics label every request with it.
-pub fn pattern_of(path: &str) -> Option<&'static str> {
-    served().map(|r| r.1).find(|pattern| matches(pattern, path))
+    /// Every (method, path) served: the API's routes and the pages.
+    fn served(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.routes
+            .iter()
+            .map(|(m, p)| (m.as_str(), p.as_str()))
+            .chain(PAGES.iter().copied())
+    }
+
+    /// The pattern of the API or of `PAGES` that serves `path` (any method), without actix's
+    /// regex matching: the metrics label every request with it.
+    pub fn pattern_of(&self, path: &str) -> Option<&str> {
+        self.served()
+            .map(|r| r.1)
+            .find(|pattern| matches(pattern, path))
+    }
+
+    /// The methods served at `path` (for `Allow`), upper case.
+    pub fn methods_at(&self, path: &str) -> Vec<String> {
+        const ORDER: [&str; 5] = ["get", "post", "put", "patch", "delete"];
+        let mut methods: Vec<&str> = self
+            .served()
+            .filter(|(_, pattern)| matches(pattern, path))
+            .map(|(m, _)| m)
+            .collect();
+        methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
+        methods.into_iter().map(str::to_uppercase).collect()
+    }
 }
 
 fn matches(pattern: &str, path: &str) -> bool {
@@ -65,17 +94,6 @@ fn matches(pattern: &str, path: &str) -> bool {
             _ => return false,
         }
     }
-}
-
-/// The methods served at `path` (for `Allow`), upper case.
-pub fn methods_at(path: &str) -> Vec<String> {
-    const ORDER: [&str; 5] = ["get", "post", "put", "patch", "delete"];
-    let mut methods: Vec<&str> = served()
-        .filter(|(_, pattern)| matches(pattern, path))
-        .map(|(m, _)| m)
-        .collect();
-    methods.sort_by_key(|m| ORDER.iter().position(|o| o == m));
-    methods.into_iter().map(str::to_uppercase).collect()
 }
 
 /// Registers the API and the web client's pages.
@@ -165,8 +183,8 @@ fn path_error(err: PathError, req: &HttpRequest) -> actix_web::Error {
 
 /// Every request no route matched: 405 with `Allow` when the path is served with other
 /// methods, else 404.
-pub async fn no_route(req: HttpRequest) -> HttpResponse {
-    let allowed = methods_at(req.path());
+pub async fn no_route(req: HttpRequest, index: web::Data<&'static ApiIndex>) -> HttpResponse {
+    let allowed = index.methods_at(req.path());
     if allowed.is_empty() {
         return actix_web::ResponseError::error_response(&ApiError::NotFound(format!(
             "no route for {} {}",
@@ -184,44 +202,4 @@ pub async fn no_route(req: HttpRequest) -> HttpResponse {
         res.headers_mut().insert(actix_web::http::header::ALLOW, v);
     }
     res
-}
-
-#[cfg(test)]
-mod tests {
-    use super::pattern_of;
-
-    #[test]
-    fn paths_are_labelled_with_their_route_pattern() {
-        let id = "7c1f3a52-1d2e-4e8f-9a0b-3c4d5e6f7a8b";
-        assert_eq!(pattern_of("/healthz"), Some("/healthz"));
-        assert_eq!(
-            pattern_of(&format!("/v1/matches/{id}/actions")),
-            Some("/v1/matches/{id}/actions")
-        );
-        assert_eq!(
-            pattern_of(&format!("/v1/matches/{id}")),
-            Some("/v1/matches/{id}")
-        );
-        assert_eq!(
-            pattern_of("/v1/lobby/dazha/queue"),
-            Some("/v1/lobby/{game}/queue")
-        );
-        assert_eq!(pattern_of("/play/"), Some("/play/"));
-        assert_eq!(pattern_of("/play/app.js"), Some("/play/{file}"));
-        assert_eq!(pattern_of("/v1/matches//actions"), None);
-        assert_eq!(pattern_of(&format!("/v1/matches/{id}/nope")), None);
-        assert_eq!(pattern_of("/v1/matches/x/actions/more"), None);
-    }
-
-    #[test]
-    fn the_methods_of_a_path_are_listed_for_allow() {
-        assert_eq!(super::methods_at("/v1/me"), ["GET", "DELETE"]);
-        let id = "7c1f3a52-1d2e-4e8f-9a0b-3c4d5e6f7a8b";
-        assert_eq!(
-            super::methods_at(&format!("/v1/tournaments/{id}/register")),
-            ["POST", "DELETE"]
-        );
-        assert_eq!(super::methods_at("/play/style.css"), ["GET"]);
-        assert!(super::methods_at("/v1/nothing").is_empty());
-    }
 }

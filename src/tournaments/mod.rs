@@ -32,7 +32,7 @@ const MAX_FEE: i64 = 1_000_000_000;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
-    #[schema(value_type = crate::openapi::TournamentGame)]
+    #[schema(value_type = crate::schema::TournamentGame)]
     pub game: String,
     #[schema(max_length = 100)]
     pub name: Option<String>,
@@ -70,7 +70,7 @@ pub struct EditTournament {
 pub struct TournamentSummary {
     id: Uuid,
     name: String,
-    #[schema(value_type = crate::openapi::TournamentGame)]
+    #[schema(value_type = crate::schema::TournamentGame)]
     game: String,
     #[schema(value_type = TournamentStatus)]
     status: String,
@@ -249,12 +249,16 @@ const SELECT_TOURNAMENT: &str = "SELECT id, name, game, entry_fee, starts_at, ha
     finished_at FROM tournaments";
 
 async fn load(conn: &mut PgConnection, id: Uuid, lock: bool) -> ApiResult<TournamentRow> {
-    let sql = format!(
-        "{SELECT_TOURNAMENT} WHERE id = $1{}",
-        if lock { " FOR UPDATE" } else { "" }
-    );
-    // Built from constants only.
-    sqlx::query_as(sqlx::AssertSqlSafe(sql))
+    let query = if lock {
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{SELECT_TOURNAMENT} WHERE id = $1 FOR UPDATE"
+        )))
+    } else {
+        sqlx::query_as(sqlx::AssertSqlSafe(format!(
+            "{SELECT_TOURNAMENT} WHERE id = $1"
+        )))
+    };
+    query
         .bind(id)
         .fetch_optional(conn)
         .await?

@@ -77,7 +77,7 @@ pub fn check(
     body: &str,
 ) {
     let bare = path.split('?').next().unwrap_or(path);
-    let Some(pattern) = paiju::routes::pattern_of(bare) else {
+    let Some(pattern) = paiju::openapi::index().pattern_of(bare) else {
         return; // An unrouted path: the 404 is the server's default, checked by its own tests.
     };
     let doc = paiju::openapi::document();

@@ -23,4 +23,5 @@ mod probe;
 mod rulings;
 mod sandaha;
 mod shengji;
+mod statements;
 mod tournaments;

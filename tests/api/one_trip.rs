@@ -398,7 +398,7 @@ async fn a_table_left_between_hands_by_a_fast_hand_end_is_dealt_by_the_sweeper()
         {
             // The first statement alone, as a process that died before the deal's.
             let EndStatement::Written(wallets, _) =
-                between.end_over_loaded(&mut conn, None).await.unwrap()
+                between.end_if_unmoved(&mut conn, None).await.unwrap()
             else {
                 panic!("the row was at the cached version");
             };

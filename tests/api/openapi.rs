@@ -25,7 +25,12 @@ async fn served_openapi_lists_exactly_the_routes_we_serve() {
     let pages = paiju::routes::PAGES
         .iter()
         .map(|(m, p)| (m.to_string(), p.to_string()));
-    for (method, path) in paiju::routes::routes().iter().cloned().chain(pages) {
+    for (method, path) in paiju::openapi::index()
+        .routes()
+        .iter()
+        .cloned()
+        .chain(pages)
+    {
         if path == "/v1/me/stream" {
             // A stream answers for as long as it is read: its status and type are enough.
             let res = app
@@ -109,7 +114,8 @@ fn committed_openapi_is_the_generated_document() {
 #[test]
 fn the_api_page_names_every_route() {
     let page = include_str!("../../docs/api.md");
-    let missing: Vec<String> = paiju::routes::routes()
+    let missing: Vec<String> = paiju::openapi::index()
+        .routes()
         .iter()
         .map(|(m, p)| format!("{} {p}", m.to_uppercase()))
         .filter(|route| !page.contains(route.as_str()))
@@ -181,4 +187,41 @@ fn schema_titles_are_unique() {
             "two schemas are called {title}"
         );
     }
+}
+
+#[test]
+fn paths_are_labelled_with_their_route_pattern() {
+    let index = paiju::openapi::index();
+    let id = "7c1f3a52-1d2e-4e8f-9a0b-3c4d5e6f7a8b";
+    assert_eq!(index.pattern_of("/healthz"), Some("/healthz"));
+    assert_eq!(
+        index.pattern_of(&format!("/v1/matches/{id}/actions")),
+        Some("/v1/matches/{id}/actions")
+    );
+    assert_eq!(
+        index.pattern_of(&format!("/v1/matches/{id}")),
+        Some("/v1/matches/{id}")
+    );
+    assert_eq!(
+        index.pattern_of("/v1/lobby/dazha/queue"),
+        Some("/v1/lobby/{game}/queue")
+    );
+    assert_eq!(index.pattern_of("/play/"), Some("/play/"));
+    assert_eq!(index.pattern_of("/play/app.js"), Some("/play/{file}"));
+    assert_eq!(index.pattern_of("/v1/matches//actions"), None);
+    assert_eq!(index.pattern_of(&format!("/v1/matches/{id}/nope")), None);
+    assert_eq!(index.pattern_of("/v1/matches/x/actions/more"), None);
+}
+
+#[test]
+fn the_methods_of_a_path_are_listed_for_allow() {
+    let index = paiju::openapi::index();
+    assert_eq!(index.methods_at("/v1/me"), ["GET", "DELETE"]);
+    let id = "7c1f3a52-1d2e-4e8f-9a0b-3c4d5e6f7a8b";
+    assert_eq!(
+        index.methods_at(&format!("/v1/tournaments/{id}/register")),
+        ["POST", "DELETE"]
+    );
+    assert_eq!(index.methods_at("/play/style.css"), ["GET"]);
+    assert!(index.methods_at("/v1/nothing").is_empty());
 }

@@ -34,6 +34,24 @@ pub use money::EndStatement;
 pub use play::InMemory;
 pub use store::{Keyed, NewTable, save_many, transaction_decides};
 
+/// Every statement the table builds at run time (each save's and hand end's shape), for the
+/// test that prepares every statement the server can send against the migrated schema.
+pub fn statements() -> Vec<&'static str> {
+    let mut all = vec![
+        store::LOAD_UNLOCKED.as_str(),
+        store::LOAD_LOCKED.as_str(),
+        money::SETTLE_SQL.as_str(),
+        money::SETTLE_AND_DEAL_SQL.as_str(),
+    ];
+    for mask in 0..1 << store::PARTS {
+        all.push(store::save_sql(mask));
+        for guarded in [false, true] {
+            all.push(money::end_if_unmoved_sql(mask, guarded));
+        }
+    }
+    all
+}
+
 #[derive(Clone, Debug, Deserialize, serde::Serialize)]
 pub struct SeatRow {
     pub seat: usize,

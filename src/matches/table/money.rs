@@ -37,7 +37,7 @@ const WALLETS_CTE: &str = "
             LEFT JOIN scores sc ON sc.user_id = s.user_id AND sc.game = $15)";
 
 /// The condition a deal saved with the hand's end before it puts on the save
-/// ([`Table::end_over_loaded`], in `v` at [`GUARD_SLOT`]), numbered as [`WALLETS_CTE`]'s
+/// ([`Table::end_if_unmoved`], in `v` at [`GUARD_SLOT`]), numbered as [`WALLETS_CTE`]'s
 /// followers: the wallets `$18` and 积分 `$19` of the users `$17` (by seat) before the end
 /// are those in the ledger. Read in the statement's snapshot, as [`WALLETS_CTE`] reads the
 /// wallets the end does not move.
@@ -61,7 +61,7 @@ const UNCHANGED_CHECK: &str = "
        FROM w JOIN unnest($20::bigint[], $21::bigint[]) WITH ORDINALITY AS x(wallet, points, ord)
             USING (ord))";
 
-/// What [`Table::end_over_loaded`]'s statement did.
+/// What [`Table::end_if_unmoved`]'s statement did.
 pub enum EndStatement {
     /// The move and the hand's end (and the deal, for a table dealt over it) are committed;
     /// the wallets and 积分 of the seated players after them, by seat.
@@ -72,6 +72,61 @@ pub enum EndStatement {
     /// Nothing written for a table dealt over its end: the wallets or 积分 it was dealt from
     /// are not the ledger's (or the statement failed in a way the transactional path decides).
     NotPredicted,
+}
+
+/// [`Table::settle`]'s statement.
+pub(super) static SETTLE_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH {GO}, {TRANSFER_CTES}, {END_CTES}
+         SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e)"
+    )
+});
+
+/// [`Table::settle_and_deal`]'s statement.
+pub(super) static SETTLE_AND_DEAL_SQL: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "WITH {GO}, {TRANSFER_CTES}, {END_CTES}, {WALLETS_CTE},
+             nh AS (INSERT INTO hands (match_id, hand_no, seed, commitment, deck,
+                                       start_state, wallets, scores, start_ms, users)
+                    SELECT $10, $17, $18, $19, $20, $21::jsonb,
+                           jsonb_agg(balance ORDER BY ord), jsonb_agg(points ORDER BY ord),
+                           $22, $16
+                      FROM w
+                    RETURNING wallets, scores)
+             SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e), nh.wallets,
+                    nh.scores
+               FROM nh"
+    )
+});
+
+/// [`Table::end_if_unmoved`]'s statement for a save with the optional parts in `mask`
+/// ([`save_ctes`]), `guarded` for a deal predicted over the end.
+pub(super) fn end_if_unmoved_sql(mask: usize, guarded: bool) -> &'static str {
+    static SQL: [OnceLock<String>; 2 << PARTS] = [const { OnceLock::new() }; 2 << PARTS];
+    SQL[mask | usize::from(guarded) << PARTS].get_or_init(|| {
+        let (save, params) = save_ctes(mask);
+        let after_save = |ctes| shift_params(ctes, *params);
+        let (guard, check) = if guarded {
+            (
+                after_save(WALLETS_GUARD),
+                format!(", {}", after_save(UNCHANGED_CHECK)),
+            )
+        } else {
+            Default::default()
+        };
+        format!(
+            "WITH {}, go AS (SELECT FROM m), {}, {}, {}
+                 SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM h),
+                        (SELECT count(*) FROM e),
+                        (SELECT jsonb_agg(balance ORDER BY ord) FROM w),
+                        (SELECT jsonb_agg(points ORDER BY ord) FROM w),
+                        (SELECT count(*) FROM v){check}",
+            save.replacen(GUARD_SLOT, &guard, 1),
+            after_save(TRANSFER_CTES),
+            after_save(END_CTES),
+            after_save(WALLETS_CTE)
+        )
+    })
 }
 
 /// The `hands` row of a hand being dealt, as [`Table::settle_and_deal`] writes it.
@@ -140,7 +195,7 @@ impl Table {
     /// needs more than a save statement can write — coins other than stakes and the hand's
     /// payouts, coins handed back during the hand, a coin room's settlement, or stakes beside
     /// a hand's end (two ledger transactions whose order one statement would not fix). Else
-    /// whether the hand ended (its end pending, for [`Table::end_over_loaded`]).
+    /// whether the hand ended (its end pending, for [`Table::end_if_unmoved`]).
     pub(super) fn carry_out_in_memory(&mut self, outcome: Outcome) -> Option<bool> {
         let hand_no = self.hand_no();
         self.push_events(hand_no, outcome.events);
@@ -214,13 +269,7 @@ impl Table {
         if self.ending.is_none() {
             return Ok(());
         }
-        static SQL: LazyLock<String> = LazyLock::new(|| {
-            format!(
-                "WITH {GO}, {TRANSFER_CTES}, {END_CTES}
-                 SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e)"
-            )
-        });
-        self.send_end(conn, SQL.as_str(), |q| q).await?;
+        self.send_end(conn, SETTLE_SQL.as_str(), |q| q).await?;
         Ok(())
     }
 
@@ -234,23 +283,8 @@ impl Table {
         users: &[Uuid],
         hand: NewHand<'_>,
     ) -> Result<(Vec<i64>, Vec<i64>), ApiError> {
-        static SQL: LazyLock<String> = LazyLock::new(|| {
-            format!(
-                "WITH {GO}, {TRANSFER_CTES}, {END_CTES}, {WALLETS_CTE},
-                 nh AS (INSERT INTO hands (match_id, hand_no, seed, commitment, deck,
-                                           start_state, wallets, scores, start_ms, users)
-                        SELECT $10, $17, $18, $19, $20, $21::jsonb,
-                               jsonb_agg(balance ORDER BY ord), jsonb_agg(points ORDER BY ord),
-                               $22, $16
-                          FROM w
-                        RETURNING wallets, scores)
-                 SELECT (SELECT count(*) FROM h), (SELECT count(*) FROM e), nh.wallets,
-                        nh.scores
-                   FROM nh"
-            )
-        });
         let row = self
-            .send_end(conn, SQL.as_str(), |q| {
+            .send_end(conn, SETTLE_AND_DEAL_SQL.as_str(), |q| {
                 q.bind(users)
                     .bind(hand.hand_no)
                     .bind(hand.seed)
@@ -356,38 +390,11 @@ impl Table {
     /// ([`UNCHANGED_CHECK`]: a transfer that committed between the statement's snapshot and
     /// its lock on a wallet aborts it). [`EndStatement::NotPredicted`] when either fails: the
     /// caller ends the hand in two statements instead.
-    pub async fn end_over_loaded(
+    pub async fn end_if_unmoved(
         &mut self,
         conn: &mut PgConnection,
         keyed: Option<&Keyed>,
     ) -> Result<EndStatement, ApiError> {
-        static SQL: [OnceLock<String>; 2 << PARTS] = [const { OnceLock::new() }; 2 << PARTS];
-        let sql = |mask: usize, guarded: bool| {
-            SQL[mask | usize::from(guarded) << PARTS].get_or_init(|| {
-                let (save, params) = save_ctes(mask);
-                let after_save = |ctes| shift_params(ctes, *params);
-                let (guard, check) = if guarded {
-                    (
-                        after_save(WALLETS_GUARD),
-                        format!(", {}", after_save(UNCHANGED_CHECK)),
-                    )
-                } else {
-                    Default::default()
-                };
-                format!(
-                    "WITH {}, go AS (SELECT FROM m), {}, {}, {}
-                     SELECT (SELECT count(*) FROM m), (SELECT count(*) FROM h),
-                            (SELECT count(*) FROM e),
-                            (SELECT jsonb_agg(balance ORDER BY ord) FROM w),
-                            (SELECT jsonb_agg(points ORDER BY ord) FROM w),
-                            (SELECT count(*) FROM v){check}",
-                    save.replacen(GUARD_SLOT, &guard, 1),
-                    after_save(TRANSFER_CTES),
-                    after_save(END_CTES),
-                    after_save(WALLETS_CTE)
-                )
-            })
-        };
         let guard = self.dealing.as_ref().and_then(|h| {
             let before = h.before.clone()?;
             Some((h.users.clone(), before, h.wallets.clone(), h.scores.clone()))
@@ -398,7 +405,7 @@ impl Table {
         let users = self.seated_users();
         let sent = {
             let c = Columns::of(&[(&*self, keyed)]);
-            let sql: &'static str = sql(c.mask(), guarded);
+            let sql: &'static str = end_if_unmoved_sql(c.mask(), guarded);
             let q = end
                 .bind(self.id, self.game.name(), c.bind(sqlx::query(sql)))
                 .bind(&users);

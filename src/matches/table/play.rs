@@ -56,7 +56,7 @@ impl Table {
     fn resume(&mut self, seat: SeatNo) -> Result<(), ApiError> {
         if !self.seat(seat).is_some_and(|s| s.auto) {
             return Err(ApiError::refused(
-                crate::error::PlatformRule::NotInAuto,
+                crate::schema::PlatformRule::NotInAuto,
                 "resume ends automatic play (托管), and your seat is not in it".into(),
                 "你的座位没有在托管，无需取消托管".into(),
             ));
@@ -182,7 +182,7 @@ impl Table {
     }
 
     /// The next hand dealt in memory at a table [`Table::act_in_memory`] left between hands
-    /// (and [`Table::end_over_loaded`] committed), from the wallets and 积分 the players have
+    /// (and [`Table::end_if_unmoved`] committed), from the wallets and 积分 the players have
     /// after the hand's end: what `advance` does there, when nothing but one save statement
     /// is needed to commit it (the `hands` row is written by it). `None` when the deal needs
     /// more (coins other than stakes; a hand the engine ends at its deal; a seat to act in
@@ -192,7 +192,7 @@ impl Table {
     }
 
     /// The next hand dealt in memory on top of a hand's end still pending, so that one
-    /// statement commits the move, the end and the deal ([`Table::end_over_loaded`]): from the
+    /// statement commits the move, the end and the deal ([`Table::end_if_unmoved`]): from the
     /// wallets and 积分 this table knows its players had before the end ([`Purse`]: read with
     /// the row or by the last deal, less the stakes since) and what the end moves. The
     /// statement writes only if the ledger holds those wallets and 积分 before the end and
@@ -615,9 +615,9 @@ pub enum InMemory {
     /// A move that one save statement commits ([`save_many`]).
     Move(Table),
     /// A move that ended the hand, the next to be dealt at once. `dealt`: the next hand dealt
-    /// over the end already ([`Table::deal_over_end`]), which one [`Table::end_over_loaded`]
+    /// over the end already ([`Table::deal_over_end`]), which one [`Table::end_if_unmoved`]
     /// commits with the move and the end, or nothing when the wallets or 积分 it was dealt
-    /// from are not the ledger's. Otherwise (or then) [`Table::end_over_loaded`] commits
+    /// from are not the ledger's. Otherwise (or then) [`Table::end_if_unmoved`] commits
     /// `between`, the table between hands, and [`Table::deal_in_memory`] deals the next hand
     /// from the wallets and 积分 it returns.
     HandEnd {

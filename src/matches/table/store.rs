@@ -1,6 +1,6 @@
 //! Loading a match row (locked or not) and saving a transaction's changes in one statement.
 
-use std::sync::OnceLock;
+use std::sync::{LazyLock, OnceLock};
 
 use crate::ledger::shift_params;
 
@@ -58,9 +58,14 @@ const LOCKED_TAIL: &str =
     ", (SELECT s.version FROM matches s WHERE s.id = m.id) AS snapshot_version
    FROM matches m WHERE m.id = $1 FOR UPDATE OF m";
 
-async fn fetch(conn: &mut PgConnection, id: Uuid, tail: &str) -> Result<PgRow, ApiError> {
-    // Built from constants only.
-    sqlx::query(sqlx::AssertSqlSafe(format!("{LOAD_SQL}{tail}")))
+/// The load of a match row with its seats, as it is read (`LOAD_SQL` and a tail).
+pub(super) static LOAD_UNLOCKED: LazyLock<String> =
+    LazyLock::new(|| format!("{LOAD_SQL}{UNLOCKED_TAIL}"));
+pub(super) static LOAD_LOCKED: LazyLock<String> =
+    LazyLock::new(|| format!("{LOAD_SQL}{LOCKED_TAIL}"));
+
+async fn fetch(conn: &mut PgConnection, id: Uuid, sql: &'static str) -> Result<PgRow, ApiError> {
+    sqlx::query(sql)
         .bind(id)
         .fetch_optional(conn)
         .await?
@@ -70,7 +75,7 @@ async fn fetch(conn: &mut PgConnection, id: Uuid, tail: &str) -> Result<PgRow, A
 impl Table {
     /// Loads a match as committed, without locking it (a read).
     pub async fn read(conn: &mut PgConnection, id: Uuid) -> Result<Table, ApiError> {
-        Table::from_row(&fetch(conn, id, UNLOCKED_TAIL).await?)
+        Table::from_row(&fetch(conn, id, &LOAD_UNLOCKED).await?)
     }
 
     /// Loads a match and takes the row lock that serialises every change to one match.
@@ -92,7 +97,7 @@ impl Table {
         // the row changed while we waited, and a second read (the lock is ours now, so it
         // cannot wait again) sees everything as committed.
         for fetched in 1..=2 {
-            let row = fetch(conn, id, LOCKED_TAIL).await?;
+            let row = fetch(conn, id, &LOAD_LOCKED).await?;
             let version: i64 = row.try_get(col::VERSION)?;
             if row.try_get::<Option<i64>, _>(col::SNAPSHOT_VERSION)? == Some(version) {
                 let mut t = match committed(version) {
@@ -185,7 +190,7 @@ impl Table {
     /// did is an error (nothing is written), never a silent overwrite.
     pub async fn save(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
         self.settle(conn).await?;
-        if self.save_over_loaded(conn, None).await? {
+        if self.save_if_unmoved(conn, None).await? {
             return Ok(());
         }
         Err(ApiError::Internal(anyhow::anyhow!(
@@ -201,7 +206,7 @@ impl Table {
     /// the row has moved on nothing at all is written. `false`: the row was no longer at the
     /// loaded version (another process moved first), and the table must be dropped. On an
     /// error nothing was written and the table is unchanged.
-    pub async fn save_over_loaded(
+    pub async fn save_if_unmoved(
         &mut self,
         conn: &mut PgConnection,
         keyed: Option<&Keyed>,
@@ -558,7 +563,7 @@ const PART_CTES: [(&str, usize); PARTS] = [
 ];
 const BASE_PARAMS: usize = 28;
 /// Where a statement may add a condition on the rows of `v` (so on every write, all gated by
-/// `m`): [`Table::end_over_loaded`]'s check of the wallets a deal was made from.
+/// `m`): [`Table::end_if_unmoved`]'s check of the wallets a deal was made from.
 pub(super) const GUARD_SLOT: &str = "/*guard*/";
 /// How many optional parts there are.
 pub(super) const PARTS: usize = 5;
@@ -689,6 +694,12 @@ impl<'a> Columns<'a> {
     }
 }
 
+/// [`save_many`]'s statement for the optional parts in `mask`.
+pub(super) fn save_sql(mask: usize) -> &'static str {
+    static SQL: [OnceLock<String>; 1 << PARTS] = [const { OnceLock::new() }; 1 << PARTS];
+    SQL[mask].get_or_init(|| format!("WITH {} SELECT id FROM m", save_ctes(mask).0))
+}
+
 /// Saves the changes of several tables (of different matches) in ONE statement, each over the
 /// version it was loaded at: a table's row is updated only `WHERE version = loaded_version`,
 /// and its events, actions, seat flags, key row, stakes and the `hands` row of a hand it dealt
@@ -706,12 +717,9 @@ pub async fn save_many(
     conn: &mut PgConnection,
     tables: &[(&Table, Option<&Keyed>)],
 ) -> Result<Vec<bool>, sqlx::Error> {
-    static SQL: [OnceLock<String>; 1 << PARTS] = [const { OnceLock::new() }; 1 << PARTS];
     let c = Columns::of(tables);
-    let mask = c.mask();
-    let sql = SQL[mask].get_or_init(|| format!("WITH {} SELECT id FROM m", save_ctes(mask).0));
     let hit: Vec<Uuid> = c
-        .bind(sqlx::query(sql.as_str()))
+        .bind(sqlx::query(save_sql(c.mask())))
         .try_map(|row: PgRow| row.try_get(0))
         .fetch_all(&mut *conn)
         .await?;

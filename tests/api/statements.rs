@@ -1,0 +1,258 @@
+//! Every SQL statement the server can send is prepared against the migrated schema, so a
+//! statement that does not parse, names a column that is not there or mistypes a parameter
+//! fails here, not in front of the first player whose move takes that shape.
+//!
+//! The statements are read out of the service's source (`src/**/*.rs`): every call of
+//! `query`, `query_as` or `query_scalar` whose text is a literal, or a `format!` of literals
+//! and `&str` constants. A call whose text is built at run time must be one of `BUILT`, whose
+//! shapes the service enumerates itself (`matches::table::statements`,
+//! `ledger::TRANSFER_SQL`);
+//! a new one fails this test until it is added there.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use sqlx::Executor;
+use syn::visit::Visit;
+
+use crate::helpers::spawn_app;
+
+/// The calls whose text the service builds at run time: (file, function), each covered by the
+/// service's own enumeration of what it builds.
+const BUILT: &[(&str, &str)] = &[
+    ("src/ledger.rs", "transfer"),
+    ("src/matches/table/money.rs", "send_end"),
+    ("src/matches/table/money.rs", "end_if_unmoved"),
+    ("src/matches/table/store.rs", "fetch"),
+    ("src/matches/table/store.rs", "save_many"),
+];
+
+/// The calls that send one statement. `raw_sql` (a session's settings, a database's creation)
+/// sends several at once, which cannot be prepared, and reads no table of the schema.
+const QUERY_FUNCTIONS: [&str; 3] = ["query", "query_as", "query_scalar"];
+
+#[derive(Default)]
+struct Found {
+    /// (file, function) → the statements read there.
+    statements: Vec<(String, String, String)>,
+    /// (file, function) of calls whose text is built at run time.
+    built: Vec<(String, String)>,
+}
+
+struct Reader<'a> {
+    file: String,
+    function: String,
+    constants: &'a BTreeMap<String, String>,
+    found: &'a mut Found,
+}
+
+impl Reader<'_> {
+    /// The text of a literal, or of `format!`/`AssertSqlSafe(format!(…))` over literals and
+    /// constants named inline (`{NAME}`); `None` for anything built otherwise.
+    fn text(&self, expr: &syn::Expr) -> Option<String> {
+        match expr {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            }) => Some(s.value()),
+            syn::Expr::Call(call) if call.args.len() == 1 => self.text(&call.args[0]),
+            syn::Expr::Macro(m) if m.mac.path.is_ident("format") => {
+                let lit: syn::LitStr = m.mac.parse_body().ok()?;
+                self.interpolate(&lit.value())
+            }
+            syn::Expr::Group(g) => self.text(&g.expr),
+            syn::Expr::Paren(p) => self.text(&p.expr),
+            _ => None,
+        }
+    }
+
+    /// `template` with each `{NAME}` replaced by the constant's text; `None` when a
+    /// placeholder is not a known constant.
+    fn interpolate(&self, template: &str) -> Option<String> {
+        let mut out = String::new();
+        let mut rest = template;
+        while let Some(open) = rest.find('{') {
+            out.push_str(&rest[..open]);
+            let close = rest[open..].find('}')? + open;
+            out.push_str(self.constants.get(&rest[open + 1..close])?);
+            rest = &rest[close + 1..];
+        }
+        out.push_str(rest);
+        Some(out)
+    }
+}
+
+impl<'ast> Visit<'ast> for Reader<'_> {
+    fn visit_item_fn(&mut self, f: &'ast syn::ItemFn) {
+        let outer = std::mem::replace(&mut self.function, f.sig.ident.to_string());
+        syn::visit::visit_item_fn(self, f);
+        self.function = outer;
+    }
+
+    fn visit_impl_item_fn(&mut self, f: &'ast syn::ImplItemFn) {
+        let outer = std::mem::replace(&mut self.function, f.sig.ident.to_string());
+        syn::visit::visit_impl_item_fn(self, f);
+        self.function = outer;
+    }
+
+    fn visit_item_mod(&mut self, m: &'ast syn::ItemMod) {
+        // The service's unit tests send statements of their own making.
+        let tests = m.attrs.iter().any(|a| {
+            a.path().is_ident("cfg") && a.parse_args::<syn::Ident>().is_ok_and(|i| i == "test")
+        });
+        if !tests {
+            syn::visit::visit_item_mod(self, m);
+        }
+    }
+
+    fn visit_expr_call(&mut self, call: &'ast syn::ExprCall) {
+        if let syn::Expr::Path(p) = &*call.func
+            && let Some(last) = p.path.segments.last()
+            && QUERY_FUNCTIONS.contains(&last.ident.to_string().as_str())
+            && let Some(arg) = call.args.first()
+        {
+            match self.text(arg) {
+                Some(sql) => {
+                    self.found
+                        .statements
+                        .push((self.file.clone(), self.function.clone(), sql))
+                }
+                None => self
+                    .found
+                    .built
+                    .push((self.file.clone(), self.function.clone())),
+            }
+        }
+        syn::visit::visit_expr_call(self, call);
+    }
+}
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("reading src") {
+        let path = entry.expect("a directory entry").path();
+        if path.is_dir() {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `const NAME: &str = "…";` of every file (a name defined twice must be defined alike).
+fn constants(files: &[(String, syn::File)]) -> BTreeMap<String, String> {
+    let mut all = BTreeMap::new();
+    for (name, file) in files {
+        for item in &file.items {
+            if let syn::Item::Const(c) = item
+                && let syn::Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(s),
+                    ..
+                }) = &*c.expr
+                && let Some(before) = all.insert(c.ident.to_string(), s.value())
+            {
+                assert_eq!(before, s.value(), "{name}: {} defined twice", c.ident);
+            }
+        }
+    }
+    all
+}
+
+fn read_service() -> Found {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut paths = Vec::new();
+    sources(&root.join("src"), &mut paths);
+    paths.sort();
+    let files: Vec<(String, syn::File)> = paths
+        .iter()
+        .map(|p| {
+            let name = p
+                .strip_prefix(root)
+                .expect("under the crate")
+                .to_string_lossy()
+                .into_owned();
+            let text = std::fs::read_to_string(p).expect("reading a source file");
+            let file = syn::parse_file(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, file)
+        })
+        .collect();
+    let constants = constants(&files);
+    let mut found = Found::default();
+    for (name, file) in &files {
+        Reader {
+            file: name.clone(),
+            function: String::new(),
+            constants: &constants,
+            found: &mut found,
+        }
+        .visit_file(file);
+    }
+    found
+}
+
+#[tokio::test]
+async fn every_statement_the_server_sends_prepares_against_the_schema() {
+    let found = read_service();
+    assert!(
+        found.statements.len() > 80,
+        "the reader finds the service's statements (found {})",
+        found.statements.len()
+    );
+    let unknown: Vec<&(String, String)> = found
+        .built
+        .iter()
+        .filter(|(file, function)| !BUILT.iter().any(|(f, func)| f == file && func == function))
+        .collect();
+    assert!(
+        unknown.is_empty(),
+        "statements built at run time that nothing enumerates (add their shapes to the \
+         service's enumeration and the site to BUILT): {unknown:?}"
+    );
+    for site in BUILT {
+        assert!(
+            found
+                .built
+                .iter()
+                .any(|(f, func)| f == site.0 && func == site.1),
+            "{site:?} no longer builds a statement: drop it from BUILT"
+        );
+    }
+
+    let mut all: Vec<(String, String)> = found
+        .statements
+        .into_iter()
+        .map(|(file, function, sql)| (format!("{file} {function}"), sql))
+        .collect();
+    for sql in paiju::matches::table::statements() {
+        all.push(("matches::table::statements".into(), sql.to_string()));
+    }
+    all.push((
+        "ledger::TRANSFER_SQL".into(),
+        paiju::ledger::TRANSFER_SQL.clone(),
+    ));
+
+    let app = spawn_app().await;
+    let mut conn = app.pool.acquire().await.expect("a connection");
+    let mut failures = Vec::new();
+    for (site, sql) in &all {
+        if let Err(e) = (&mut *conn)
+            .prepare(sqlx::SqlSafeStr::into_sql_str(sqlx::AssertSqlSafe(
+                sql.clone(),
+            )))
+            .await
+        {
+            let start: String = sql
+                .split_whitespace()
+                .take(12)
+                .collect::<Vec<_>>()
+                .join(" ");
+            failures.push(format!("{site}: {e}\n    {start} …"));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} statements do not prepare:\n{}",
+        failures.len(),
+        all.len(),
+        failures.join("\n")
+    );
+}
