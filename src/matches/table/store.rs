@@ -2,7 +2,7 @@
 
 use std::sync::{LazyLock, OnceLock};
 
-use crate::ledger::shift_params;
+use crate::ledger::{STAKE_CTES, shift_params};
 
 use super::*;
 
@@ -492,42 +492,6 @@ const KEY_CTES: &str = "
           FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[], $5::jsonb[])
                AS x(match_id, user_id, key, request, body)
          WHERE x.match_id IN (SELECT id FROM m))";
-
-/// Stakes, each a ledger transaction of its own (the reason is the last parameter).
-const STAKE_CTES: &str = "
-    st AS MATERIALIZED (
-        SELECT x.*, nextval('ledger_tx_id_seq') AS tx_id
-          FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::int[])
-               AS x(match_id, user_id, amount, hand_no)
-         WHERE x.match_id IN (SELECT id FROM m)),
-    stx AS (
-        INSERT INTO ledger_tx (id, reason, match_id, hand_no)
-        SELECT tx_id, $5, match_id, hand_no FROM st),
-    sleg AS MATERIALIZED (
-        SELECT st.tx_id, acc.id AS account_id, -st.amount AS amount
-          FROM st JOIN accounts acc ON acc.user_id = st.user_id
-        UNION ALL
-        SELECT st.tx_id, acc.id, st.amount
-          FROM st JOIN accounts acc ON acc.match_id = st.match_id),
-    slk AS MATERIALIZED (
-        SELECT acc.id FROM accounts acc
-         WHERE acc.id IN (SELECT account_id FROM sleg)
-         ORDER BY acc.id FOR UPDATE),
-    sbal AS (
-        UPDATE accounts acc SET balance = acc.balance + d.total
-          FROM (SELECT sleg.account_id, sum(sleg.amount)::bigint AS total
-                  FROM sleg JOIN slk ON slk.id = sleg.account_id
-                 GROUP BY sleg.account_id) d
-         WHERE acc.id = d.account_id
-     RETURNING acc.id, acc.balance),
-    sle AS (
-        INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-        SELECT sleg.tx_id, sleg.account_id, sleg.amount,
-               sbal.balance - COALESCE(sum(sleg.amount) OVER (
-                   PARTITION BY sleg.account_id ORDER BY sleg.tx_id DESC
-                   ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
-          FROM sleg JOIN sbal ON sbal.id = sleg.account_id
-         ORDER BY sleg.tx_id, sleg.account_id)";
 
 /// The `hands` rows of hands dealt in memory.
 const HAND_CTES: &str = "
