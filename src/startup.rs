@@ -120,7 +120,12 @@ impl Application {
         let (stop, stop_rx) = watch::channel(false);
         let background = vec![
             runtime.spawn_listener(),
-            tokio::spawn(sweeper::run(pool.clone(), config.sweep_every, stop_rx)),
+            tokio::spawn(sweeper::run(
+                pool.clone(),
+                config.sweep_every,
+                |pool| Box::pin(crate::tournaments::tick(pool)),
+                stop_rx,
+            )),
         ];
 
         let listener =

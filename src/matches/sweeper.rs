@@ -1,7 +1,9 @@
-//! Plays overdue turns and drives tournaments. Every server process runs one; `FOR UPDATE SKIP LOCKED` hands each
-//! overdue match to exactly one of them, and the automatic action goes through `Table::apply`
-//! like a client's.
+//! Plays overdue turns, and runs the tournaments' driver after each pass. Every server process
+//! runs one; `FOR UPDATE SKIP LOCKED` hands each overdue match to exactly one of them, and the
+//! automatic action goes through `Table::apply` like a client's. The driver is given at start
+//! (`tournaments::tick`): tournaments sit above matches, which never import them.
 
+use std::pin::Pin;
 use std::time::Duration;
 
 use sqlx::PgPool;
@@ -10,6 +12,11 @@ use uuid::Uuid;
 
 use super::table::Table;
 use crate::error::ApiError;
+
+/// What each pass runs after the overdue turns (the tournaments' driver); returns how many
+/// steps it took.
+pub type Driver =
+    for<'a> fn(&'a PgPool) -> Pin<Box<dyn Future<Output = Result<usize, ApiError>> + Send + 'a>>;
 
 /// How often old player notices and idempotency keys are deleted.
 const PRUNE_EVERY: Duration = Duration::from_secs(600);
@@ -23,7 +30,7 @@ async fn prune(pool: &PgPool) -> Result<(u64, u64), ApiError> {
 }
 
 /// Runs until `stop` changes.
-pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>) {
+pub async fn run(pool: PgPool, every: Duration, driver: Driver, mut stop: watch::Receiver<bool>) {
     tracing::info!(
         every_ms = every.as_millis() as u64,
         "deadline sweeper started"
@@ -43,7 +50,7 @@ pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>)
                 Err(e) => tracing::warn!(error = %e, "deleting old notices and keys failed"),
             }
         }
-        match sweep(&pool).await {
+        match sweep(&pool, driver).await {
             Ok(n) => {
                 if failing {
                     tracing::info!("deadline sweeper recovered");
@@ -68,13 +75,14 @@ pub async fn run(pool: PgPool, every: Duration, mut stop: watch::Receiver<bool>)
     tracing::info!("deadline sweeper stopped");
 }
 
-/// Plays every match whose deadline has passed; returns how many.
-pub async fn sweep(pool: &PgPool) -> Result<usize, ApiError> {
+/// Plays every match whose deadline has passed, then runs `driver`; returns how many matches
+/// and driver steps.
+pub async fn sweep(pool: &PgPool, driver: Driver) -> Result<usize, ApiError> {
     let mut n = 0;
     while sweep_one(pool).await? {
         n += 1;
     }
-    Ok(n + crate::tournaments::tick(pool).await?)
+    Ok(n + driver(pool).await?)
 }
 
 async fn sweep_one(pool: &PgPool) -> Result<bool, ApiError> {
