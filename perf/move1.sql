@@ -1,7 +1,7 @@
 -- One 扯旋 betting move on the fast path (docs/architecture.md § One move, one statement),
 -- statement for statement as the server sends it: src/matches/runtime.rs `act_fast` →
 -- `Table::act_in_memory` (the engine, on the table cached at the version the move was sent
--- at) → `Table::save_over_loaded`. 1 round trip, no BEGIN/COMMIT: the statement is its own
+-- at) → `Table::save_if_unmoved`. 1 round trip, no BEGIN/COMMIT: the statement is its own
 -- transaction, and every write in it joins the match row's update `WHERE version = v`.
 -- The only differences: ids are derived from the table number n (bench_match); the server
 -- binds the version it holds cached, the new version, last_seq and action_no as parameters,

@@ -189,18 +189,18 @@ pub struct Problem<'a> {
     pub code: &'static str,
     /// A game's refusal: the rule broken, stable per game (see `<Game>RuleCode`); key on it.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::schema::RuleCode>)]
+    #[schema(value_type = Option<crate::api_types::RuleCode>)]
     pub rule: Option<&'static str>,
     /// A game's refusal about particular cards: those of the action that break the rule.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Vec<crate::schema::Card>>)]
+    #[schema(value_type = Option<Vec<crate::api_types::Card>>)]
     pub cards: Option<&'a [Card]>,
     /// A sentence for people, never to parse. A game's refusal says it in Chinese when the
     /// request's `Accept-Language` prefers Chinese (`Content-Language` tells which).
     pub detail: String,
     /// `version_conflict`: the match as it is now, for the caller's seat.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<crate::schema::MatchView>)]
+    #[schema(value_type = Option<crate::api_types::MatchView>)]
     pub view: Option<&'a View>,
 }
 
@@ -306,7 +306,7 @@ impl ResponseError for ApiError {
 impl ApiError {
     /// The platform refusing an action for `rule`.
     pub fn refused(
-        rule: crate::schema::PlatformRule,
+        rule: crate::api_types::PlatformRule,
         detail: String,
         detail_zh: String,
     ) -> ApiError {

@@ -1,6 +1,7 @@
 //! paiju (牌局): a REST server for Chinese regional card games.
 
 pub mod accounts;
+pub mod api_types;
 pub mod audit;
 pub mod auth;
 pub mod config;
@@ -16,7 +17,6 @@ pub mod openapi;
 pub mod pglocal;
 pub mod players;
 pub mod routes;
-pub mod schema;
 pub mod startup;
 pub mod telemetry;
 pub mod tournaments;

@@ -126,7 +126,7 @@ impl Notice {
 #[schema(as = StreamSeated)]
 pub struct Seated<'a> {
     match_id: Uuid,
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     game: &'a str,
     seat: usize,
     /// How: `create`, `join`, `lobby` (a coin room matched them) or `tournament`.

@@ -44,8 +44,8 @@ use utoipa_actix_web::AppExt;
             crate::notices::TournamentTable,
             crate::notices::Eliminated,
             crate::notices::TournamentFinished,
-            crate::schema::Card,
-            crate::schema::Resume,
+            crate::api_types::Card,
+            crate::api_types::Resume,
         )
     ),
     tags(
@@ -84,7 +84,7 @@ impl Modify for Bearer {
 /// A game's refusal codes and the platform's (`PlatformRule`), sorted.
 fn game_rule_codes(game: &dyn games::DynGame) -> Vec<&'static str> {
     use games::engine::RuleCode as _;
-    let platform = crate::schema::PlatformRule::ALL.iter().map(|r| r.code());
+    let platform = crate::api_types::PlatformRule::ALL.iter().map(|r| r.code());
     let mut codes: Vec<&str> = game.rule_codes().into_iter().chain(platform).collect();
     codes.sort_unstable();
     codes.dedup();

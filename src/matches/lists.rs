@@ -36,7 +36,7 @@ fn statuses(raw: Option<&str>, allowed: &[&str]) -> ApiResult<Option<Vec<String>
 #[derive(Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct MyMatch {
     id: Uuid,
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     game: String,
     /// The table size.
     seats: i32,
@@ -130,7 +130,7 @@ pub struct OpenMatchPage {
 #[derive(Serialize, sqlx::FromRow, utoipa::ToSchema)]
 pub struct OpenMatch {
     id: Uuid,
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     game: String,
     seats: i32,
     /// Seats taken.

@@ -36,7 +36,7 @@ use crate::notices::Via;
 #[serde(deny_unknown_fields)]
 pub struct CreateMatch {
     /// The game (one of those served).
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     pub game: String,
     /// The table size, within the game's range; the game's default when absent.
     #[schema(minimum = 1)]
@@ -56,7 +56,7 @@ pub struct CreateMatch {
     #[schema(pattern = "^[0-9a-fA-F]{64}$")]
     pub seed: Option<String>,
     /// Admin only: the first hand's cards in dealing order.
-    #[schema(value_type = Option<Vec<crate::schema::Card>>)]
+    #[schema(value_type = Option<Vec<crate::api_types::Card>>)]
     pub deck: Option<Vec<String>>,
     /// Seat this many server-side bots at the last seats (never in coin rooms; at least one
     /// seat stays for a player). In games that stake coins from the wallet each bot is funded
@@ -91,7 +91,7 @@ pub struct ActionRequest {
     /// The `version` of the view the action was chosen from.
     pub version: i64,
     /// An action of the match's game (one of its `legal_actions`' types), or `{"type":"resume"}`.
-    #[schema(value_type = crate::schema::AnyAction)]
+    #[schema(value_type = crate::api_types::AnyAction)]
     pub action: Value,
 }
 
@@ -400,7 +400,7 @@ pub struct EventRow {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct EventPage {
     /// The match's game: `events` are that game's.
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     pub game: String,
     pub events: Vec<EventRow>,
     /// More events after this page.
@@ -470,7 +470,7 @@ pub struct ActionRow {
     /// `action`, or what the platform did for the seat (`timeout`, `leave`, …).
     kind: String,
     /// The game action, for `kind` `action`.
-    #[schema(value_type = Option<crate::schema::AnyAction>)]
+    #[schema(value_type = Option<crate::api_types::AnyAction>)]
     action: Option<Value>,
     /// The table clock at the action, in ms.
     now_ms: i64,
@@ -481,7 +481,7 @@ pub struct ActionRow {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Replay {
     match_id: Uuid,
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     game: String,
     seats: i32,
     #[schema(value_type = Object)]
@@ -503,7 +503,7 @@ pub struct ReplayHand {
     #[schema(value_type = bool)]
     deck_fixed: Value,
     /// The cards in dealing order.
-    #[schema(value_type = Vec<crate::schema::Card>)]
+    #[schema(value_type = Vec<crate::api_types::Card>)]
     deck: Value,
     /// The game's state when the hand began.
     #[schema(value_type = Object)]

@@ -418,7 +418,7 @@ impl Runtime {
         if t.status() != Status::Playing {
             let status = t.status().as_str();
             return Err(ApiError::refused(
-                crate::schema::PlatformRule::MatchNotPlaying,
+                crate::api_types::PlatformRule::MatchNotPlaying,
                 format!("the match is {status}, not playing"),
                 format!("牌局不在进行中（{status}），不能出牌"),
             ));
@@ -562,11 +562,11 @@ fn json_view(view: &View) -> ApiResult<Value> {
 #[derive(serde::Serialize, utoipa::ToSchema)]
 pub struct Hint {
     /// The match's game: `action` is one of its.
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     pub game: &'static str,
     /// The view's version the hint is for.
     pub version: i64,
     /// An action of the match's game, ready to submit.
-    #[schema(value_type = crate::schema::AnyAction)]
+    #[schema(value_type = crate::api_types::AnyAction)]
     pub action: Value,
 }

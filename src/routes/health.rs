@@ -44,5 +44,5 @@ pub async fn healthz(pool: web::Data<PgPool>) -> ApiResult<HttpResponse> {
 pub async fn openapi(index: web::Data<&'static super::ApiIndex>) -> HttpResponse {
     HttpResponse::Ok()
         .content_type("application/json")
-        .body(index.document)
+        .body(index.text)
 }

@@ -51,7 +51,7 @@ fn none_match(header: &str, etag: &str) -> bool {
     description = "`seed` and `deck` are accepted from admins only. `buy_in` is the coins a player must hold to take a seat (games stake from the wallet as they play).",
     request_body(content = CreateMatch, example = json!({"game": "dazha", "options": {"hands": 8, "turn_timeout_secs": 20}})),
     responses(
-        (status = 201, description = "The match view", body = crate::schema::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"), ("Location" = String, description = "where the created resource is read"))),
+        (status = 201, description = "The match view", body = crate::api_types::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"), ("Location" = String, description = "where the created resource is read"))),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
         (status = 403, response = ProblemResponse),
@@ -134,7 +134,7 @@ pub async fn hint(
     ),
     request_body(content = JoinMatch, example = json!({"seat": 2})),
     responses(
-        (status = 200, description = "The view", body = crate::schema::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 200, description = "The view", body = crate::api_types::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
         (status = 403, response = ProblemResponse),
@@ -195,7 +195,7 @@ fn sent_a_body(req: &HttpRequest) -> bool {
         ("id" = Uuid, Path),
     ),
     responses(
-        (status = 200, description = "The view (now as a spectator)", body = crate::schema::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 200, description = "The view (now as a spectator)", body = crate::api_types::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
         (status = 401, response = ProblemResponse),
         (status = 404, response = ProblemResponse),
         (status = 409, response = ProblemResponse),
@@ -230,7 +230,7 @@ pub struct ViewQuery {
         ("If-None-Match" = Option<String>, Header),
     ),
     responses(
-        (status = 200, description = "The view", body = crate::schema::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 200, description = "The view", body = crate::api_types::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
         (status = 304, description = "If-None-Match matched the current version"),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
@@ -290,7 +290,7 @@ pub async fn show(
     ),
     request_body(content = ActionRequest, example = json!({"version": 12, "action": {"cards": ["3S", "3H"], "type": "play"}})),
     responses(
-        (status = 200, description = "The new view", body = crate::schema::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 200, description = "The new view", body = crate::api_types::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
         (status = 403, response = ProblemResponse),

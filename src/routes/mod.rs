@@ -26,7 +26,7 @@ pub use play::PAGES;
 /// text, served at `/openapi.json`, and every (method, path) it lists. Given to the app at
 /// startup, since the document is generated from the routes and they cannot read it themselves.
 pub struct ApiIndex {
-    pub document: &'static str,
+    pub text: &'static str,
     routes: Vec<(String, String)>,
 }
 
@@ -44,10 +44,7 @@ impl ApiIndex {
                     .map(move |(method, _)| (method.clone(), path.clone()))
             })
             .collect();
-        ApiIndex {
-            document: text,
-            routes,
-        }
+        ApiIndex { text, routes }
     }
 
     /// Every (method, path) of the API, as the document lists them.

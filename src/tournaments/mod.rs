@@ -33,7 +33,7 @@ use uuid::Uuid;
 #[derive(Debug, Deserialize, utoipa::ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CreateTournament {
-    #[schema(value_type = crate::schema::TournamentGame)]
+    #[schema(value_type = crate::api_types::TournamentGame)]
     pub game: String,
     #[schema(max_length = 100)]
     pub name: Option<String>,
@@ -71,7 +71,7 @@ pub struct EditTournament {
 pub struct TournamentSummary {
     id: Uuid,
     name: String,
-    #[schema(value_type = crate::schema::TournamentGame)]
+    #[schema(value_type = crate::api_types::TournamentGame)]
     game: String,
     #[schema(value_type = TournamentStatus)]
     status: String,

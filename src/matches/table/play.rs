@@ -56,7 +56,7 @@ impl Table {
     fn resume(&mut self, seat: SeatNo) -> Result<(), ApiError> {
         if !self.seat(seat).is_some_and(|s| s.auto) {
             return Err(ApiError::refused(
-                crate::schema::PlatformRule::NotInAuto,
+                crate::api_types::PlatformRule::NotInAuto,
                 "resume ends automatic play (托管), and your seat is not in it".into(),
                 "你的座位没有在托管，无需取消托管".into(),
             ));

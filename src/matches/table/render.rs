@@ -89,7 +89,7 @@ impl Table {
 #[schema(as = MatchViewBase)]
 pub struct ViewBody<'a> {
     id: Uuid,
-    #[schema(value_type = crate::schema::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     game: &'static str,
     #[schema(value_type = crate::matches::table::Status)]
     status: &'static str,
