@@ -16,7 +16,7 @@
 #      paiju_move_statements_total by path, fast or transaction).
 # Environment: RUN_SECS (20), WARMUP_SECS (20: paiju-load before the first timed run, to fill
 # paiju's database; 0 for none), CLIENTS ("8 32"), SERVERS (1), MATCHES (10000), GAMES (the
-# games paiju-load plays, "chexuan,dazha"; any of chexuan,dazha,shengji,sandaha,chehuzi; chehuzi
+# games paiju-load plays, "chexuan,dazha"; any the server lists at GET /v1/games, or all; chehuzi
 # seats three, so with it a client per seat needs CLIENTS that fill whole tables taken in turn,
 # e.g. "8 31" for all five, which paiju-load names when it refuses a count), KEEP_DBS (unset);
 # DATABASE_URL (a server on 127.0.0.1 instead of the local cluster; any database name, the

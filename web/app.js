@@ -6,13 +6,14 @@ import { api, ApiError, openStream, session } from "./api.js";
 import { backs, cardRow, renderValue } from "./cards.js";
 import { controls } from "./actions.js";
 
-const GAMES = {
-  chexuan: { name: "扯旋 chexuan", seats: 2 },
-  dazha: { name: "打炸 dazha", seats: 4 },
-  shengji: { name: "四副牌升级 shengji", seats: 4 },
-  sandaha: { name: "衡阳三打哈 sandaha", seats: 4 },
-  chehuzi: { name: "永州扯胡子 chehuzi", seats: 3 },
-};
+// The games the server runs (GET /v1/games), by name: `name` is the label shown, `seats` the
+// table sizes. Read once, before the first page is drawn.
+const GAMES = {};
+
+async function loadGames() {
+  const { games } = await api("GET", "/v1/games");
+  for (const g of games) GAMES[g.name] = { name: `${g.title} ${g.name}`, seats: g.seats };
+}
 
 const $ = (sel) => document.querySelector(sel);
 const h = (tag, attrs = {}, ...children) => {
@@ -132,13 +133,24 @@ $("#logout").addEventListener("click", () => {
 
 // ---- lobby ---------------------------------------------------------------------------------
 
-for (const sel of ["#create-form select[name=game]", "#open-game"]) {
-  for (const [g, info] of Object.entries(GAMES)) $(sel).append(h("option", { value: g }, info.name));
-}
 const seatsField = $("#create-form input[name=seats]");
 const gameField = $("#create-form select[name=game]");
-seatsField.value = GAMES[gameField.value].seats;
-gameField.addEventListener("change", () => (seatsField.value = GAMES[gameField.value].seats));
+
+// The seats field fits the chosen game: its range, and its default (else its fewest seats).
+function fitSeats() {
+  const { min, max, default: seats } = GAMES[gameField.value].seats;
+  Object.assign(seatsField, { min, max, value: seats ?? min });
+}
+
+// The game lists of the lobby, once the games are known.
+function listGames() {
+  for (const sel of [gameField, $("#open-game")]) {
+    for (const [g, info] of Object.entries(GAMES)) sel.append(h("option", { value: g }, info.name));
+  }
+  fitSeats();
+}
+
+gameField.addEventListener("change", fitSeats);
 $("#open-game").addEventListener("change", guard(loadLobby));
 
 $("#create-form").addEventListener("submit", guard(async (e) => {
@@ -392,5 +404,8 @@ async function verify(seed, commitment) {
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") === commitment;
 }
 
-window.addEventListener("hashchange", route);
-route();
+loadGames().then(() => {
+  listGames();
+  window.addEventListener("hashchange", route);
+  route();
+}, (e) => say(`the game list did not load (${e.message}): reload the page`, true));

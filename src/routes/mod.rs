@@ -5,6 +5,7 @@
 
 pub mod admin;
 pub mod auth;
+pub mod games;
 pub mod health;
 pub mod lobby;
 pub mod matches;
@@ -118,6 +119,7 @@ pub fn api(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     .service(matches::show)
     .service(health::healthz)
     .service(health::openapi)
+    .service(games::list_games)
     .service(crate::metrics::scrape)
     .service(auth::register)
     .service(auth::login)

@@ -1,7 +1,9 @@
 //! The load generator (`paiju-load`, whose figures docs/performance.md publishes) against the
 //! real server: both drives play real 扯旋 and 打炸 tables with no error, whole hands of 升级,
 //! 三打哈 and 扯胡子 are played without an error or a stall, three-seat 扯胡子 tables mix with
-//! four-seat ones, and the ledger they leave reconciles. This also runs the server's
+//! four-seat ones, every game the server lists is played from its hints alone (the path of a
+//! game the load generator has no chooser for), a game the server does not run is refused
+//! with the server's list, and the ledger they leave reconciles. This also runs the server's
 //! concurrent paths (moves of one table arriving together, long-polls woken by
 //! notifications, 扯胡子's simultaneous claim windows) under real load.
 
@@ -44,7 +46,7 @@ async fn play_games(address: &str, games: &str, secs: &str, drive: &[&str]) -> R
     ];
     argv.extend_from_slice(drive);
     let args = Args::try_parse_from(argv).expect("valid arguments");
-    let layout = check(&args).expect("arguments that fit the games");
+    let layout = check(&args).await.expect("arguments that fit the games");
     run(args, layout).await.expect("the load run")
 }
 
@@ -164,4 +166,63 @@ async fn chehuzi_is_played_to_the_end_of_its_hands() {
         "both games were played: {kinds:?}"
     );
     app.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn every_game_the_server_lists_is_played_from_its_hints() {
+    let app = spawn_app().await;
+    // `--moves hint` plays every move from GET /v1/matches/{id}/hint: what a game without a
+    // chooser of the load generator's own gets. A table of each game, one hand per match.
+    let r = play_games(
+        &app.address,
+        "all",
+        "8",
+        &[
+            "--moves",
+            "hint",
+            "--drive",
+            "table",
+            "--clients",
+            "5",
+            "--hands",
+            "1",
+        ],
+    )
+    .await;
+    assert!(r.stats.errors.is_empty(), "{:?}", r.stats.errors);
+    assert!(r.stats.conflicts.is_empty(), "{:?}", r.stats.conflicts);
+    assert!(
+        r.stats.matches_finished >= 5,
+        "whole hands are played: {}",
+        r.human()
+    );
+    let kinds = &r.stats.moves_by_type;
+    for kind in ["set_bobo", "play", "bury", "discard"] {
+        assert!(
+            kinds.contains_key(kind),
+            "扯旋, the trick games, 三打哈 and 扯胡子 were played: {kinds:?}"
+        );
+    }
+    app.assert_ledger_reconciles().await;
+}
+
+#[tokio::test]
+async fn a_game_the_server_does_not_run_is_refused_with_its_list() {
+    let app = spawn_app().await;
+    let args = Args::try_parse_from([
+        "paiju-load",
+        "--url",
+        &app.address,
+        "--game",
+        "dazha,majiang",
+    ])
+    .expect("valid arguments");
+    let e = check(&args).await.expect_err("majiang is not served");
+    assert_eq!(
+        e,
+        format!(
+            "the server runs no game \"majiang\": its games are {} (or all)",
+            games::names().join(", ")
+        )
+    );
 }

@@ -10,6 +10,7 @@ mod dazha;
 mod defects;
 mod docs;
 mod faults;
+mod games;
 mod helpers;
 mod load;
 mod money;

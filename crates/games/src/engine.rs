@@ -379,6 +379,8 @@ pub trait Game: 'static {
     type Summary: Serialize + JsonSchema;
 
     const NAME: &'static str;
+    /// The game's Chinese name as players know it (扯旋, 上饶打炸…), shown by clients.
+    const TITLE: &'static str;
     const SEATS: RangeInclusive<usize>;
     /// Whether the game can be played in a coin room (金币场), where the platform moves
     /// `HandResult::units` × stake coins between wallets. Games that stake coins themselves
@@ -572,6 +574,8 @@ pub struct RenderedView {
 /// A game the service can drive without knowing its types.
 pub trait DynGame: Send + Sync {
     fn name(&self) -> &'static str;
+    /// [`Game::TITLE`].
+    fn title(&self) -> &'static str;
     fn seats(&self) -> RangeInclusive<usize>;
     /// The seat count of every table when the game has only one (tournaments need it).
     fn table_size(&self) -> Option<usize> {
@@ -665,6 +669,9 @@ where
 {
     fn name(&self) -> &'static str {
         G::NAME
+    }
+    fn title(&self) -> &'static str {
+        G::TITLE
     }
     fn seats(&self) -> RangeInclusive<usize> {
         G::SEATS
@@ -928,6 +935,16 @@ pub(crate) mod checks {
             for shared in super::codes_of::<super::Shared>() {
                 assert!(codes.contains(&shared), "{}: {shared}", g.name());
             }
+        }
+    }
+
+    #[test]
+    fn every_game_has_its_own_name_and_a_chinese_title() {
+        let mut names = BTreeSet::new();
+        for g in crate::all() {
+            assert!(is_code(g.name()), "{}", g.name());
+            assert!(names.insert(g.name()), "{} is registered twice", g.name());
+            assert!(has_cjk(g.title()), "{}: {:?}", g.name(), g.title());
         }
     }
 

@@ -112,6 +112,44 @@ impl View {
     }
 }
 
+/// A game the server runs, as `GET /v1/games` lists it.
+#[derive(Clone, Debug, Deserialize, PartialEq, Eq)]
+pub struct ServerGame {
+    pub name: String,
+    pub seats: Seats,
+}
+
+/// A game's table sizes; `default` when a new match may leave `seats` out.
+#[derive(Clone, Copy, Debug, Deserialize, PartialEq, Eq)]
+pub struct Seats {
+    pub min: usize,
+    pub max: usize,
+    pub default: Option<usize>,
+}
+
+#[derive(Deserialize)]
+struct GameList {
+    games: Vec<ServerGame>,
+}
+
+/// The games the server at `base` runs.
+pub async fn games(http: &reqwest::Client, base: &str) -> Result<Vec<ServerGame>, Failure> {
+    let list: GameList = send(
+        http.get(format!("{base}/v1/games"))
+            .timeout(REQUEST_TIMEOUT),
+    )
+    .await?;
+    Ok(list.games)
+}
+
+/// The server's suggestion for the caller's seat (`GET /v1/matches/{id}/hint`), with the
+/// version it was chosen at.
+#[derive(Deserialize)]
+pub struct Hint {
+    pub version: i64,
+    pub action: Value,
+}
+
 #[derive(Deserialize)]
 struct Problem {
     code: String,
@@ -243,11 +281,36 @@ impl Api {
         .await
     }
 
+    /// The move the game's bot policy would make for the caller's seat now.
+    pub async fn hint(&self, id: &str) -> Result<Hint, Failure> {
+        send(
+            self.http
+                .get(format!("{}/v1/matches/{id}/hint", self.base))
+                .bearer_auth(&self.token)
+                .timeout(REQUEST_TIMEOUT),
+        )
+        .await
+    }
+
     pub async fn act(&self, id: &str, version: i64, action: &Value) -> Result<View, Failure> {
         send(
             self.post(&format!("/v1/matches/{id}/actions"))
                 .json(&json!({ "version": version, "action": action })),
         )
         .await
+    }
+}
+
+#[cfg(test)]
+impl Api {
+    /// A session with no server behind it (nothing listens on port 9): for tests of the
+    /// choices a client makes, whose requests fail to connect.
+    pub fn offline() -> Api {
+        Api {
+            http: reqwest::Client::new(),
+            base: "http://127.0.0.1:9".into(),
+            token: String::new(),
+            user_id: String::new(),
+        }
     }
 }

@@ -1,6 +1,8 @@
-//! Picking a random legal move from a view. Each game is one function from the view (its
-//! `legal_actions` templates and its `state`) to a concrete action; adding a game is adding a
-//! variant to `Game` and its function here.
+//! Picking a random legal move from a view, for the games the load generator knows: each is
+//! one function from the view (its `legal_actions` templates and its `state`) to a concrete
+//! action. These are fast strategies, not a requirement: a game without a chooser here is
+//! played from the server's hints (`client::Play::choose`), so a new game needs no code in the
+//! load generator.
 
 use fastrand::Rng;
 use games::cards::{Card, Suit};
@@ -9,54 +11,43 @@ use serde_json::{Value, json};
 
 use crate::api::View;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Game {
-    /// 扯旋, 2–6 seats.
+/// A game the load generator has a chooser of its own for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chooser {
+    /// 扯旋.
     Chexuan,
-    /// 上饶打炸, 4 seats.
+    /// 上饶打炸.
     Dazha,
-    /// 四副牌升级, 4 seats.
+    /// 四副牌升级.
     Shengji,
-    /// 衡阳三打哈, 4 seats.
+    /// 衡阳三打哈.
     Sandaha,
-    /// 永州扯胡子, 3 seats.
+    /// 永州扯胡子.
     Chehuzi,
 }
 
-impl Game {
-    pub fn name(self) -> &'static str {
-        match self {
-            Game::Chexuan => "chexuan",
-            Game::Dazha => "dazha",
-            Game::Shengji => "shengji",
-            Game::Sandaha => "sandaha",
-            Game::Chehuzi => "chehuzi",
-        }
-    }
-
-    pub fn seat_range(self) -> (usize, usize) {
-        match self {
-            Game::Chexuan => (2, 6),
-            Game::Dazha | Game::Shengji | Game::Sandaha => (4, 4),
-            Game::Chehuzi => (3, 3),
-        }
-    }
-
-    /// Seats per table unless `--seats` says otherwise: four, or the one count a game takes.
-    pub fn default_seats(self) -> usize {
-        let (lo, hi) = self.seat_range();
-        4.clamp(lo, hi)
+impl Chooser {
+    /// The chooser of the game the server calls `game`, if there is one.
+    pub fn of(game: &str) -> Option<Chooser> {
+        Some(match game {
+            "chexuan" => Chooser::Chexuan,
+            "dazha" => Chooser::Dazha,
+            "shengji" => Chooser::Shengji,
+            "sandaha" => Chooser::Sandaha,
+            "chehuzi" => Chooser::Chehuzi,
+            _ => return None,
+        })
     }
 
     /// A random legal action for the viewer's seat, or `None` when the view offers nothing
     /// this chooser knows how to fill.
     pub fn choose(self, view: &View, rng: &mut Rng) -> Option<Value> {
         match self {
-            Game::Chexuan => chexuan(view, rng),
-            Game::Dazha => dazha(view, rng),
-            Game::Shengji => shengji(view, rng),
-            Game::Sandaha => sandaha(view, rng),
-            Game::Chehuzi => chehuzi(view, rng),
+            Chooser::Chexuan => chexuan(view, rng),
+            Chooser::Dazha => dazha(view, rng),
+            Chooser::Shengji => shengji(view, rng),
+            Chooser::Sandaha => sandaha(view, rng),
+            Chooser::Chehuzi => chehuzi(view, rng),
         }
     }
 }
@@ -395,6 +386,16 @@ mod tests {
     }
 
     #[test]
+    fn a_game_without_a_function_here_has_no_chooser() {
+        assert_eq!(Chooser::of("chehuzi"), Some(Chooser::Chehuzi));
+        assert_eq!(
+            Chooser::of("majiang"),
+            None,
+            "played from the server's hints"
+        );
+    }
+
+    #[test]
     fn set_bobo_stays_between_min_and_ten_times_min_and_the_wallet() {
         let mut rng = Rng::with_seed(1);
         let v = view(
@@ -408,10 +409,10 @@ mod tests {
             json!({}),
         );
         for _ in 0..200 {
-            let a = Game::Chexuan.choose(&v, &mut rng).unwrap();
+            let a = Chooser::Chexuan.choose(&v, &mut rng).unwrap();
             assert_eq!(a["type"], "set_bobo");
             assert!((100..=1000).contains(&a["amount"].as_i64().unwrap()), "{a}");
-            let a = Game::Chexuan.choose(&poor, &mut rng).unwrap();
+            let a = Chooser::Chexuan.choose(&poor, &mut rng).unwrap();
             assert!((100..=150).contains(&a["amount"].as_i64().unwrap()), "{a}");
         }
     }
@@ -427,7 +428,7 @@ mod tests {
         );
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..500 {
-            let a = Game::Chexuan.choose(&v, &mut rng).unwrap();
+            let a = Chooser::Chexuan.choose(&v, &mut rng).unwrap();
             let kind = a["type"].as_str().unwrap().to_string();
             match kind.as_str() {
                 "raise" => assert!((30..=90).contains(&a["to"].as_i64().unwrap())),
@@ -446,7 +447,7 @@ mod tests {
             json!([{ "type": "raise", "min": 50, "max": 40 }]),
             json!({}),
         );
-        assert_eq!(Game::Chexuan.choose(&v, &mut rng), None);
+        assert_eq!(Chooser::Chexuan.choose(&v, &mut rng), None);
     }
 
     #[test]
@@ -458,7 +459,7 @@ mod tests {
         ]});
         let v = view(1, json!([{ "type": "split" }]), state);
         for _ in 0..50 {
-            let a = Game::Chexuan.choose(&v, &mut rng).unwrap();
+            let a = Chooser::Chexuan.choose(&v, &mut rng).unwrap();
             let mut all = strings(&a["head"]);
             assert_eq!(all.len(), 2);
             all.extend(strings(&a["tail"]));
@@ -466,7 +467,7 @@ mod tests {
             assert_eq!(all, ["2D", "8S", "QH", "RJ"]);
         }
         let blind = view(0, json!([{ "type": "split" }]), v.state());
-        assert_eq!(Game::Chexuan.choose(&blind, &mut rng), None);
+        assert_eq!(Chooser::Chexuan.choose(&blind, &mut rng), None);
     }
 
     #[test]
@@ -478,7 +479,7 @@ mod tests {
             json!({}),
         );
         let resumes = (0..100)
-            .filter(|_| Game::Chexuan.choose(&v, &mut rng).unwrap()["type"] == "resume")
+            .filter(|_| Chooser::Chexuan.choose(&v, &mut rng).unwrap()["type"] == "resume")
             .count();
         assert!(resumes > 90, "{resumes}");
     }
@@ -490,12 +491,12 @@ mod tests {
         let hand = json!({ "hand": ["RJ", "9S", "9H", "9D", "9C", "5S", "3H"] });
         let v = view(2, lead.clone(), hand);
         for _ in 0..50 {
-            let a = Game::Dazha.choose(&v, &mut rng).unwrap();
+            let a = Chooser::Dazha.choose(&v, &mut rng).unwrap();
             let cards = strings(&a["cards"]);
             assert!(cards == ["5S"] || cards == ["3H"], "{a}");
         }
         let bomb_only = view(2, lead, json!({ "hand": ["RJ", "9S", "9H", "9D", "9C"] }));
-        let a = Game::Dazha.choose(&bomb_only, &mut rng).unwrap();
+        let a = Chooser::Dazha.choose(&bomb_only, &mut rng).unwrap();
         assert_eq!(strings(&a["cards"]), ["RJ", "9S", "9H", "9D", "9C"]);
     }
 
@@ -510,7 +511,7 @@ mod tests {
         let v = view(1, follow, state);
         let mut played = 0;
         for _ in 0..100 {
-            let a = Game::Dazha.choose(&v, &mut rng).unwrap();
+            let a = Chooser::Dazha.choose(&v, &mut rng).unwrap();
             if a["type"] == "play" {
                 let cards = strings(&a["cards"]);
                 assert!(cards == ["2S"] || cards == ["AH"], "{a}");
@@ -537,7 +538,7 @@ mod tests {
         );
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..200 {
-            let a = Game::Shengji.choose(&v, &mut rng).unwrap();
+            let a = Chooser::Shengji.choose(&v, &mut rng).unwrap();
             match a["type"].as_str().unwrap() {
                 "pass" => assert_eq!(a, json!({ "type": "pass" })),
                 _ => {
@@ -550,7 +551,7 @@ mod tests {
         assert_eq!(seen.len(), 3, "{seen:?}");
         let pass_only = view(1, json!([{ "type": "pass" }]), json!({ "hand": ["9S"] }));
         assert_eq!(
-            Game::Shengji.choose(&pass_only, &mut rng),
+            Chooser::Shengji.choose(&pass_only, &mut rng),
             Some(json!({ "type": "pass" }))
         );
     }
@@ -560,7 +561,7 @@ mod tests {
         let mut rng = Rng::with_seed(9);
         let hand = ["RJ", "AS", "AS", "AS", "9H", "9H", "3C"];
         let lead = json!([{ "type": "play", "count": null, "lead": true, "shapes": [] }]);
-        for game in [Game::Shengji, Game::Sandaha] {
+        for game in [Chooser::Shengji, Chooser::Sandaha] {
             let v = view(0, lead.clone(), json!({ "hand": hand, "trump": "S" }));
             for _ in 0..100 {
                 let a = game.choose(&v, &mut rng).unwrap();
@@ -585,7 +586,7 @@ mod tests {
                             "trick": [{ "seat": 0, "cards": ["9S", "9S"] }] });
         let t = json!([{ "type": "play", "count": 2, "lead": false, "shapes": [] }]);
         for _ in 0..50 {
-            let a = Game::Shengji
+            let a = Chooser::Shengji
                 .choose(&view(1, t.clone(), state.clone()), &mut rng)
                 .unwrap();
             let play = cards(&a["cards"]);
@@ -596,7 +597,7 @@ mod tests {
                            "trick": [{ "seat": 0, "cards": ["9C", "9C"] }] });
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..50 {
-            let a = Game::Shengji
+            let a = Chooser::Shengji
                 .choose(&view(1, t.clone(), void.clone()), &mut rng)
                 .unwrap();
             assert_eq!(strings(&a["cards"]).len(), 2);
@@ -609,7 +610,9 @@ mod tests {
         let state = json!({ "hand": hand, "trump": null, "trump_chosen": true,
                             "trick": { "leader": 0, "plays": [{ "seat": 0, "cards": ["7D"] }] } });
         let t = json!([{ "type": "play", "count": 1, "lead": false, "shapes": [] }]);
-        let a = Game::Sandaha.choose(&view(1, t, state), &mut rng).unwrap();
+        let a = Chooser::Sandaha
+            .choose(&view(1, t, state), &mut rng)
+            .unwrap();
         assert_eq!(strings(&a["cards"]), ["2S"]);
     }
 
@@ -636,7 +639,7 @@ mod tests {
             json!({ "hand": hand }),
         );
         for _ in 0..20 {
-            let a = Game::Sandaha.choose(&bury, &mut rng).unwrap();
+            let a = Chooser::Sandaha.choose(&bury, &mut rng).unwrap();
             let mut cards = strings(&a["cards"]);
             assert_eq!(cards.len(), 8);
             assert!(cards.iter().all(|c| hand.contains(c)), "{a}");
@@ -650,7 +653,7 @@ mod tests {
             json!({}),
         );
         let named: std::collections::BTreeSet<String> = (0..200)
-            .map(|_| Game::Sandaha.choose(&trump, &mut rng).unwrap()["suit"].to_string())
+            .map(|_| Chooser::Sandaha.choose(&trump, &mut rng).unwrap()["suit"].to_string())
             .collect();
         assert_eq!(named.len(), 5, "{named:?}");
         let bid = view(
@@ -659,7 +662,7 @@ mod tests {
             json!({}),
         );
         for _ in 0..50 {
-            let a = Game::Sandaha.choose(&bid, &mut rng).unwrap();
+            let a = Chooser::Sandaha.choose(&bid, &mut rng).unwrap();
             assert!(a == json!({ "type": "bid", "value": 85 }) || a == json!({ "type": "pass" }));
         }
     }
@@ -674,7 +677,7 @@ mod tests {
         );
         for _ in 0..20 {
             assert_eq!(
-                Game::Chehuzi.choose(&hu, &mut rng),
+                Chooser::Chehuzi.choose(&hu, &mut rng),
                 Some(json!({ "type": "hu" }))
             );
         }
@@ -686,7 +689,7 @@ mod tests {
         );
         let mut seen = std::collections::BTreeSet::new();
         for _ in 0..200 {
-            let a = Game::Chehuzi.choose(&claim, &mut rng).unwrap();
+            let a = Chooser::Chehuzi.choose(&claim, &mut rng).unwrap();
             match a["type"].as_str().unwrap() {
                 "chi" => assert!(melds.as_array().unwrap().contains(&a["melds"]), "{a}"),
                 kind => assert_eq!(a, json!({ "type": kind })),
@@ -709,7 +712,7 @@ mod tests {
         let mut seen = std::collections::BTreeSet::new();
         for v in [&listed, &generic] {
             for _ in 0..50 {
-                let a = Game::Chehuzi.choose(v, &mut rng).unwrap();
+                let a = Chooser::Chehuzi.choose(v, &mut rng).unwrap();
                 assert_eq!(a["type"], "discard");
                 let card = a["card"].as_str().unwrap().to_string();
                 assert!(card == "s7" || card == "s2", "neither W nor the 坎: {a}");
@@ -722,6 +725,6 @@ mod tests {
             json!([{ "type": "discard", "cards": [] }]),
             json!({ "hand": ["W"] }),
         );
-        assert_eq!(Game::Chehuzi.choose(&nothing, &mut rng), None);
+        assert_eq!(Chooser::Chehuzi.choose(&nothing, &mut rng), None);
     }
 }

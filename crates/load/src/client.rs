@@ -11,7 +11,7 @@ use tokio::sync::{Mutex, watch};
 use tokio::time::Instant;
 
 use crate::api::{Api, Failure, View};
-use crate::choose::Game;
+use crate::choose::Chooser;
 use crate::stats::ClientStats;
 
 /// Longest long-poll asked for; shorter near the end of the run.
@@ -31,9 +31,10 @@ pub struct Live {
 }
 
 /// What every client has, whichever way it drives the server (a seat here, a table in
-/// `table.rs`): its game, the run's end, its randomness and its counts.
+/// `table.rs`): how it chooses its game's moves, the run's end, its randomness and its counts.
 pub struct Play {
-    pub game: Game,
+    /// The game's random chooser; `None` plays the server's hints.
+    pub chooser: Option<Chooser>,
     /// Body of `POST /v1/matches`.
     pub create: Value,
     pub deadline: Instant,
@@ -45,14 +46,25 @@ pub struct Play {
 }
 
 impl Play {
-    /// A move for the seat of `view`, unless there is none to make or `MAX_REFUSED` moves were
-    /// already refused at this version (a chooser that keeps choosing a refused move must not
-    /// loop: a random chooser gets these tries to pick another one, then the client waits).
-    pub fn choose(&mut self, view: &View) -> Option<Value> {
+    /// A move for the seat of `view` (whose player is `api`), unless there is none to make or
+    /// `MAX_REFUSED` moves were already refused at this version (a chooser that keeps choosing
+    /// a refused move must not loop: a random chooser gets these tries to pick another one,
+    /// then the client waits). Without a chooser, the move is the server's hint, any game's
+    /// legal move: `None` when the hint fails or the match has moved on since `view`.
+    pub async fn choose(&mut self, api: &Api, view: &View) -> Option<Value> {
         if self.refused.0 == view.version && self.refused.1 >= MAX_REFUSED {
             return None;
         }
-        self.game.choose(view, &mut self.rng)
+        match self.chooser {
+            Some(chooser) => chooser.choose(view, &mut self.rng),
+            None => match api.hint(&view.id).await {
+                Ok(hint) => (hint.version == view.version).then_some(hint.action),
+                Err(f) => {
+                    self.failed(&f);
+                    None
+                }
+            },
+        }
     }
 
     /// Counts a failure: an expected race (409) or an error, by its key. `version`: the one the
@@ -185,7 +197,7 @@ impl Client {
     async fn play_match(&mut self, mut view: View) {
         while !view.over() {
             let action = if view.my_turn() {
-                self.play.choose(&view)
+                self.play.choose(&self.api, &view).await
             } else {
                 None
             };
@@ -225,17 +237,22 @@ mod tests {
 
     use super::*;
 
-    #[test]
-    fn a_version_where_moves_were_refused_three_times_gets_no_more_moves() {
-        let mut play = Play {
-            game: Game::Shengji,
+    fn play_with(chooser: Option<Chooser>) -> Play {
+        Play {
+            chooser,
             create: Value::Null,
             deadline: Instant::now(),
             rng: Rng::with_seed(1),
             live: Arc::default(),
             stats: ClientStats::default(),
             refused: (-1, 0),
-        };
+        }
+    }
+
+    #[tokio::test]
+    async fn a_version_where_moves_were_refused_three_times_gets_no_more_moves() {
+        let mut play = play_with(Some(Chooser::Shengji));
+        let api = Api::offline();
         let at = |version: i64| -> View {
             serde_json::from_value(json!({
                 "id": "m", "version": version, "status": "playing", "you": { "seat": 0 },
@@ -249,15 +266,21 @@ mod tests {
             view: None,
         };
         for _ in 0..MAX_REFUSED {
-            assert_eq!(play.choose(&at(5)), Some(json!({ "type": "pass" })));
+            assert_eq!(
+                play.choose(&api, &at(5)).await,
+                Some(json!({ "type": "pass" }))
+            );
             play.refused_at(5, &refusal);
         }
         assert_eq!(
-            play.choose(&at(5)),
+            play.choose(&api, &at(5)).await,
             None,
             "the client waits for the deadline"
         );
-        assert!(play.choose(&at(6)).is_some(), "a new version, new tries");
+        assert!(
+            play.choose(&api, &at(6)).await.is_some(),
+            "a new version, new tries"
+        );
         assert_eq!(play.stats.errors["illegal_action"], 3);
         // Races are not refusals.
         let race = Failure::Problem {
@@ -267,5 +290,21 @@ mod tests {
         };
         play.refused_at(6, &race);
         assert_eq!(play.refused, (5, 3));
+    }
+
+    #[tokio::test]
+    async fn a_game_without_a_chooser_asks_the_server_and_counts_a_failed_hint() {
+        let mut play = play_with(None);
+        let view: View = serde_json::from_value(json!({
+            "id": "m", "version": 2, "status": "playing", "you": { "seat": 1 },
+            "to_act": [1], "legal_actions": [{ "type": "pass" }], "state": {},
+        }))
+        .unwrap();
+        assert_eq!(play.choose(&Api::offline(), &view).await, None);
+        assert_eq!(
+            play.stats.errors["transport_connect"], 1,
+            "{:?}",
+            play.stats
+        );
     }
 }

@@ -1,6 +1,8 @@
 //! paiju-load: registers players, plays real games over HTTP with random legal moves, and
-//! reports moves/s, move latency and errors. See docs/performance.md. The binary parses
-//! `Args` and calls `check` and `run`; tests call them in-process.
+//! reports moves/s, move latency and errors. See docs/performance.md. The games are the
+//! server's (`GET /v1/games`): a game the load generator has no chooser for is played from the
+//! server's hints. The binary parses `Args` and calls `check` and `run`; tests call them
+//! in-process.
 
 mod api;
 mod choose;
@@ -18,8 +20,8 @@ use tokio::sync::{Mutex, Semaphore, watch};
 use tokio::task::JoinSet;
 use tokio::time::Instant;
 
-use crate::api::Api;
-use crate::choose::Game;
+use crate::api::{Api, ServerGame};
+use crate::choose::Chooser;
 use crate::client::{Client, Live, Play, Role};
 use crate::stats::{ClientStats, Report};
 use crate::table::TableClient;
@@ -54,10 +56,17 @@ pub struct Args {
     /// Seconds of play, after the players are registered.
     #[arg(long, default_value_t = 30)]
     duration: u64,
-    /// The games played; with several (`chexuan,dazha`), tables take them in turn.
-    #[arg(long, value_enum, value_delimiter = ',', default_value = "chexuan")]
-    game: Vec<Game>,
-    /// Seats per match, for every game (default: each game's own, 4; 3 for chehuzi).
+    /// The games played, by the names the server lists at GET /v1/games (`all`: every one of
+    /// them); with several (`chexuan,dazha`), tables take them in turn.
+    #[arg(long, value_delimiter = ',', default_value = "chexuan")]
+    game: Vec<String>,
+    /// How moves are chosen: at random by the load generator's own chooser of the game (the
+    /// server's hint for a game it has none for), or always the server's hint
+    /// (GET /v1/matches/{id}/hint, one more request per move).
+    #[arg(long, value_enum, default_value_t = Moves::Random)]
+    moves: Moves,
+    /// Seats per match, for every game (default: the game's own count, or 4 within its range
+    /// for a game played by several).
     #[arg(long)]
     seats: Option<usize>,
     /// Admin account that grants coins to the players, as user:password.
@@ -72,6 +81,15 @@ pub struct Args {
     /// Seed of the move choices (random by default).
     #[arg(long)]
     seed: Option<u64>,
+}
+
+/// Where a client's moves come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Moves {
+    /// The game's random chooser (`choose.rs`), else the server's hint.
+    Random,
+    /// The server's hint, for every game.
+    Hint,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
@@ -92,9 +110,11 @@ impl Drive {
 /// Which game each table plays, and with how many seats.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Layout {
-    /// Seats per table of each game of `--game`, in its order.
+    /// The games of `--game` (`all` spelled out), in its order.
+    pub games: Vec<String>,
+    /// Seats per table of each game, in that order.
     pub seats: Vec<usize>,
-    /// The game of each table (an index into `--game`): the games take turns by table.
+    /// The game of each table (an index into `games`): the games take turns by table.
     pub tables: Vec<usize>,
 }
 
@@ -110,28 +130,62 @@ impl Layout {
     }
 }
 
-/// Checks the arguments; returns the tables to play. Each game is played with `--seats` or,
-/// without it, its own count (four, three for 扯胡子), so games of different table sizes mix:
-/// with a client per table any number of clients does; with a client per seat `--clients`
-/// must fill whole tables taken in turn.
-pub fn check(args: &Args) -> Result<Layout, String> {
-    let mut seats = Vec::with_capacity(args.game.len());
-    for game in &args.game {
-        let n = args.seats.unwrap_or(game.default_seats());
-        let (lo, hi) = game.seat_range();
+/// Checks the arguments against the games the server at the first `--url` runs; returns the
+/// tables to play.
+pub async fn check(args: &Args) -> Result<Layout, String> {
+    let base = args.urls.first().ok_or("--url is needed")?;
+    let base = base.trim_end_matches('/');
+    let offered = api::games(&reqwest::Client::new(), base)
+        .await
+        .map_err(|f| {
+            format!(
+                "could not read the games at {base}/v1/games ({}): is paiju running there?",
+                f.key()
+            )
+        })?;
+    layout(args, &offered)
+}
+
+/// The games of `--game` among those `offered`, `all` standing for every one.
+fn named<'a>(names: &[String], offered: &'a [ServerGame]) -> Result<Vec<&'a ServerGame>, String> {
+    let mut games = Vec::new();
+    for name in names {
+        if name == "all" {
+            games.extend(offered);
+        } else if let Some(g) = offered.iter().find(|g| &g.name == name) {
+            games.push(g);
+        } else {
+            let list: Vec<&str> = offered.iter().map(|g| g.name.as_str()).collect();
+            return Err(format!(
+                "the server runs no game {name:?}: its games are {} (or all)",
+                list.join(", ")
+            ));
+        }
+    }
+    Ok(games)
+}
+
+/// The tables to play the games of `--game` (among those `offered`) on. Each game is played
+/// with `--seats` or, without it, its own count (four when it is played by several), so games
+/// of different table sizes mix: with a client per table any number of clients does; with a
+/// client per seat `--clients` must fill whole tables taken in turn.
+fn layout(args: &Args, offered: &[ServerGame]) -> Result<Layout, String> {
+    let games = named(&args.game, offered)?;
+    let mut seats = Vec::with_capacity(games.len());
+    for game in &games {
+        let (lo, hi) = (game.seats.min, game.seats.max);
+        let n = args.seats.or(game.seats.default).unwrap_or(4.clamp(lo, hi));
         if !(lo..=hi).contains(&n) {
             let range = if lo == hi {
                 format!("{lo}")
             } else {
                 format!("{lo} to {hi}")
             };
-            return Err(format!(
-                "{} is played by {range} seats, not {n}",
-                game.name()
-            ));
+            return Err(format!("{} is played by {range} seats, not {n}", game.name));
         }
         seats.push(n);
     }
+    let games: Vec<String> = games.into_iter().map(|g| g.name.clone()).collect();
     if seats.is_empty() || args.clients == 0 {
         return Err("--game and a positive --clients are needed".into());
     }
@@ -162,11 +216,7 @@ pub fn check(args: &Args) -> Result<Layout, String> {
                     "--clients {} with a client per seat does not fill whole tables: tables of \
                      {} take {} seats in turn, so {fits} clients would (or use --drive table)",
                     args.clients,
-                    args.game
-                        .iter()
-                        .map(|g| g.name())
-                        .collect::<Vec<_>>()
-                        .join(","),
+                    games.join(","),
                     sizes.join(","),
                 ));
             }
@@ -179,7 +229,11 @@ pub fn check(args: &Args) -> Result<Layout, String> {
     if args.admin.split_once(':').is_none() {
         return Err("--admin must be user:password".into());
     }
-    Ok(Layout { seats, tables })
+    Ok(Layout {
+        games,
+        seats,
+        tables,
+    })
 }
 
 /// Registers `count` players (spread over `urls`) and grants each one coins.
@@ -261,22 +315,39 @@ pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
         })?;
     let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
     let tag = fastrand::u32(..);
-    let games = args
-        .game
-        .iter()
-        .map(|g| g.name())
-        .collect::<Vec<_>>()
-        .join(",");
-    let matches: Vec<String> = args
-        .game
+    let games = layout.games.join(",");
+    let matches: Vec<String> = layout
+        .games
         .iter()
         .zip(&layout.seats)
         .enumerate()
         .map(|(g, (game, seats))| {
             let n = layout.tables.iter().filter(|&&t| t == g).count();
-            format!("{n} {} of {seats}", game.name())
+            format!("{n} {game} of {seats}")
         })
         .collect();
+    // The chooser of each game of the layout; `None` plays the server's hints.
+    let choosers: Vec<Option<Chooser>> = layout
+        .games
+        .iter()
+        .map(|g| match args.moves {
+            Moves::Random => Chooser::of(g),
+            Moves::Hint => None,
+        })
+        .collect();
+    let hinted: Vec<&str> = layout
+        .games
+        .iter()
+        .zip(&choosers)
+        .filter(|(_, c)| c.is_none())
+        .map(|(g, _)| g.as_str())
+        .collect();
+    if !hinted.is_empty() {
+        eprintln!(
+            "paiju-load: the moves of {} are the server's hints",
+            hinted.join(", ")
+        );
+    }
     let players = layout.players();
     eprintln!(
         "paiju-load: registering {players} players ({} matches: {}; a client per {}) on {}",
@@ -294,11 +365,11 @@ pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
     let deadline = start + Duration::from_secs(args.duration);
     // Client i plays table number `table` (its game and seats from the layout).
     let play = |i: usize, table: usize| {
-        let game = args.game[layout.tables[table]];
+        let game = layout.tables[table];
         Play {
-            game,
+            chooser: choosers[game],
             create: json!({
-                "game": game.name(),
+                "game": layout.games[game],
                 "seats": layout.seats_of(table),
                 "options": { "turn_timeout_secs": args.timeout_secs, "hands": args.hands },
             }),
@@ -381,10 +452,35 @@ mod tests {
         Args::try_parse_from([&["paiju-load"], args].concat()).unwrap()
     }
 
+    /// What `GET /v1/games` of a server of this build lists.
+    fn served() -> Vec<ServerGame> {
+        games::all()
+            .iter()
+            .map(|g| ServerGame {
+                name: g.name().into(),
+                seats: api::Seats {
+                    min: *g.seats().start(),
+                    max: *g.seats().end(),
+                    default: g.table_size(),
+                },
+            })
+            .collect()
+    }
+
+    /// The layout of `args` on a server of this build.
+    fn check(args: &Args) -> Result<Layout, String> {
+        layout(args, &served())
+    }
+
     /// The seats of each table `check` lays out.
     fn tables(args: &[&str]) -> Result<Vec<usize>, String> {
         let l = check(&parse(args))?;
         Ok((0..l.tables.len()).map(|t| l.seats_of(t)).collect())
+    }
+
+    /// The games `check` lays out.
+    fn games_of(args: &[&str]) -> Vec<String> {
+        check(&parse(args)).unwrap().games
     }
 
     #[test]
@@ -403,14 +499,11 @@ mod tests {
             tables(&["--game", "chexuan,dazha", "--seats", "3", "--clients", "6"]).is_err(),
             "every game must take the seats"
         );
-        assert_eq!(
-            parse(&["--game", "chexuan,dazha"]).game,
-            [Game::Chexuan, Game::Dazha]
-        );
+        assert_eq!(games_of(&["--game", "chexuan,dazha"]), ["chexuan", "dazha"]);
         let all = parse(&["--game", "chexuan,dazha,shengji,sandaha", "--clients", "8"]);
         assert_eq!(
-            all.game,
-            [Game::Chexuan, Game::Dazha, Game::Shengji, Game::Sandaha],
+            check(&all).unwrap().games,
+            ["chexuan", "dazha", "shengji", "sandaha"],
             "perf/run.sh's GAMES=chexuan,dazha,shengji,sandaha"
         );
         assert_eq!(check(&all).map(|l| l.tables), Ok(vec![0, 1]));
@@ -443,6 +536,7 @@ mod tests {
         assert_eq!(
             check(&parse(&["--game", five, "--clients", "8"])),
             Ok(Layout {
+                games: five.split(',').map(String::from).collect(),
                 seats: vec![4, 4, 4, 4, 3],
                 tables: vec![0, 1]
             }),
@@ -467,6 +561,44 @@ mod tests {
             tables(&["--game", "chehuzi,chexuan", "--clients", "2"])
                 .unwrap_err()
                 .contains("so 3 clients would")
+        );
+    }
+
+    #[test]
+    fn the_games_are_the_servers() {
+        let every: Vec<&str> = games::all().iter().map(|g| g.name()).collect();
+        assert_eq!(games_of(&["--game", "all", "--drive", "table"]), every);
+        assert_eq!(
+            games_of(&["--game", "dazha,all", "--drive", "table"])[1..],
+            every,
+            "all is every game, in the server's order"
+        );
+        let e = check(&parse(&["--game", "chexuan,majiang"])).unwrap_err();
+        assert_eq!(
+            e,
+            format!(
+                "the server runs no game \"majiang\": its games are {} (or all)",
+                every.join(", ")
+            )
+        );
+        // A game this build has never heard of is laid out by the server's seat range.
+        let new = ServerGame {
+            name: "majiang".into(),
+            seats: api::Seats {
+                min: 2,
+                max: 4,
+                default: None,
+            },
+        };
+        let offered = [served(), vec![new]].concat();
+        let args = parse(&["--game", "majiang,chehuzi", "--clients", "7"]);
+        let l = layout(&args, &offered).unwrap();
+        assert_eq!(l.games, ["majiang", "chehuzi"]);
+        assert_eq!(l.seats, [4, 3]);
+        let args = parse(&["--game", "majiang", "--seats", "5", "--clients", "5"]);
+        assert_eq!(
+            layout(&args, &offered),
+            Err("majiang is played by 2 to 4 seats, not 5".into())
         );
     }
 

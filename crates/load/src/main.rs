@@ -11,7 +11,7 @@ static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> ExitCode {
     let args = Args::parse();
-    let seats = match check(&args) {
+    let seats = match check(&args).await {
         Ok(s) => s,
         Err(e) => {
             eprintln!("paiju-load: {e}");

@@ -109,7 +109,7 @@ impl TableClient {
                 view = mine;
                 continue;
             }
-            let Some(action) = self.play.choose(&mine) else {
+            let Some(action) = self.play.choose(&self.players[seat], &mine).await else {
                 view = self.fetch(&id, seat, view.version + 1).await;
                 continue;
             };

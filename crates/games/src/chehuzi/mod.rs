@@ -889,6 +889,7 @@ impl Game for Chehuzi {
     type Summary = Summary;
 
     const NAME: &'static str = "chehuzi";
+    const TITLE: &'static str = "永州扯胡子";
     const SEATS: std::ops::RangeInclusive<usize> = 3..=3;
     const COIN_ROOMS: bool = true;
 

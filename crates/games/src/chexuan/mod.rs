@@ -387,6 +387,7 @@ impl Game for Chexuan {
     type Summary = Summary;
 
     const NAME: &'static str = "chexuan";
+    const TITLE: &'static str = "扯旋";
     const SEATS: RangeInclusive<usize> = 2..=6;
     const ESCAPE_TAKES_WALLET: bool = true;
 

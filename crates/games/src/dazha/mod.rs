@@ -513,6 +513,7 @@ impl Game for Dazha {
     type Summary = Summary;
 
     const NAME: &'static str = "dazha";
+    const TITLE: &'static str = "上饶打炸";
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
 

@@ -487,6 +487,7 @@ impl Game for Sandaha {
     type Summary = Summary;
 
     const NAME: &'static str = "sandaha";
+    const TITLE: &'static str = "衡阳三打哈";
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
 

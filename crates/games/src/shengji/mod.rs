@@ -284,6 +284,7 @@ impl Game for Shengji {
     type Summary = Summary;
 
     const NAME: &'static str = "shengji";
+    const TITLE: &'static str = "四副牌升级";
     const SEATS: RangeInclusive<usize> = 4..=4;
     const COIN_ROOMS: bool = true;
     const FIXED_PARTNERS: bool = true;
