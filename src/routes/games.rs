@@ -14,7 +14,7 @@ pub struct GameList {
 #[derive(Serialize, utoipa::ToSchema)]
 pub struct GameInfo {
     /// The name the API uses (`game` of a new match, of a view, of the lobby's path).
-    #[schema(value_type = crate::openapi::GameName)]
+    #[schema(value_type = crate::api_types::GameName)]
     name: &'static str,
     /// The game's Chinese name (扯旋, 上饶打炸…).
     title: &'static str,
