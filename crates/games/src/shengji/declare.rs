@@ -76,7 +76,7 @@ pub(super) fn declare(
     cards: &[Card],
     out: &mut Outcome,
 ) -> Result<(), RuleError> {
-    let Some(h) = state.hand.as_mut() else {
+    let Some(h) = state.table.hand_mut() else {
         return Err(no_hand());
     };
     let Phase::Declaring(d) = &mut h.phase else {
@@ -137,7 +137,7 @@ pub(super) fn declare(
 pub(super) fn pass(state: &mut State, seat: SeatNo, out: &mut Outcome) -> Result<(), RuleError> {
     let hand_no = state.hand_no;
     let known_dealer = state.next_dealer;
-    let Some(h) = state.hand.as_mut() else {
+    let Some(h) = state.table.hand_mut() else {
         return Err(no_hand());
     };
     let Phase::Declaring(d) = &mut h.phase else {

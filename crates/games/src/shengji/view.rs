@@ -159,10 +159,10 @@ pub(super) fn view(state: &State, viewer: Option<SeatNo>) -> View {
         trick: Vec::new(),
         tricks: Vec::new(),
         defenders_points: 0,
-        winner: state.winner,
-        last_result: state.last_result.clone(),
+        winner: state.table.winner(),
+        last_result: state.table.last().cloned(),
     };
-    let Some(h) = &state.hand else {
+    let Some(h) = state.table.hand() else {
         return v;
     };
     v.cards_left = h.hands.iter().map(Vec::len).collect();
@@ -212,7 +212,7 @@ fn shapes(req: Requirement) -> Vec<Shape> {
 }
 
 pub(super) fn legal(state: &State, seat: SeatNo) -> Vec<Legal> {
-    let Some(h) = state.hand.as_ref() else {
+    let Some(h) = state.table.hand() else {
         return Vec::new();
     };
     if seat >= SEATS {
