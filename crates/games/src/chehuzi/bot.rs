@@ -9,7 +9,7 @@ use super::{Action, Chehuzi, HandState, Phase, State, Window, card_of, count};
 use crate::engine::{Game, SeatNo};
 
 pub(super) fn bot_action(state: &State, seat: SeatNo) -> Action {
-    let Some(h) = &state.hand else {
+    let Some(h) = state.table.hand() else {
         return Chehuzi::auto_action(state, seat);
     };
     if !Chehuzi::to_act(state).contains(&seat) {

@@ -4,6 +4,9 @@
 //! The rules as run here, with every choice the rulings leave open, are in
 //! `docs/rules/chehuzi.md`. `melds` knows faces and 胡息, `win` splits hands into 门子,
 //! `scoring` picks the best-scoring win and settles hands, `claims` lists 吃 and orders claims.
+//!
+//! The match is an enum of phases (`Table`): code that needs the hand gets it from the variant
+//! that holds one. It is stored as the fields it always had (`Stored`).
 
 mod bot;
 #[cfg(test)]
@@ -17,6 +20,8 @@ mod mingtang_tests;
 mod rule_tests;
 mod rules;
 mod scoring;
+#[cfg(test)]
+mod stored_tests;
 #[cfg(test)]
 mod tests;
 mod win;
@@ -132,15 +137,110 @@ pub enum Action {
     Pass {},
 }
 
+/// Stored as `Stored`, the fields it has always had, so that stored matches and hands load and
+/// save byte for byte as before.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "Stored", into = "Stored")]
 pub struct State {
+    opts: Options,
+    hand_no: u32,
+    dealer: SeatNo,
+    table: Table,
+}
+
+/// Where the match stands: code that needs the hand gets it from the variant that holds one.
+/// The summary of the last hand stays on show until the next one ends.
+#[derive(Clone, Debug)]
+enum Table {
+    /// Before the first hand.
+    Waiting,
+    InHand {
+        hand: Box<HandState>,
+        last: Option<Summary>,
+    },
+    /// Between hands.
+    Between { last: Summary },
+    /// An escape ended the match.
+    Finished { last: Summary },
+}
+
+impl Table {
+    /// The hand in play.
+    fn hand(&self) -> Option<&HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
+        }
+    }
+
+    fn hand_mut(&mut self) -> Option<&mut HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
+        }
+    }
+
+    /// The summary of the last hand.
+    fn last(&self) -> Option<&Summary> {
+        match self {
+            Table::Waiting => None,
+            Table::InHand { last, .. } => last.as_ref(),
+            Table::Between { last } | Table::Finished { last } => Some(last),
+        }
+    }
+}
+
+/// The state as it is stored (`matches.state`, `hands.start_state`): these fields, in this
+/// order, are the JSON of every stored chehuzi match.
+#[derive(Serialize, Deserialize)]
+struct Stored {
     opts: Options,
     hand_no: u32,
     dealer: SeatNo,
     /// Set by an escape: the match is over.
     finished: bool,
-    hand: Option<HandState>,
+    hand: Option<Box<HandState>>,
     last: Option<Summary>,
+}
+
+impl TryFrom<Stored> for State {
+    type Error = &'static str;
+
+    fn try_from(s: Stored) -> Result<State, Self::Error> {
+        let table = match (s.finished, s.hand, s.last) {
+            (false, None, None) => Table::Waiting,
+            (false, Some(hand), last) => Table::InHand { hand, last },
+            (false, None, Some(last)) => Table::Between { last },
+            (true, None, Some(last)) => Table::Finished { last },
+            (true, Some(_), _) => return Err("a finished chehuzi match has no hand in play"),
+            (true, None, None) => return Err("a finished chehuzi match shows the escape"),
+        };
+        Ok(State {
+            opts: s.opts,
+            hand_no: s.hand_no,
+            dealer: s.dealer,
+            table,
+        })
+    }
+}
+
+impl From<State> for Stored {
+    fn from(s: State) -> Stored {
+        let (finished, hand, last) = match s.table {
+            Table::Waiting => (false, None, None),
+            Table::InHand { hand, last } => (false, Some(hand), last),
+            Table::Between { last } => (false, None, Some(last)),
+            Table::Finished { last } => (true, None, Some(last)),
+        };
+        Stored {
+            opts: s.opts,
+            hand_no: s.hand_no,
+            dealer: s.dealer,
+            finished,
+            hand,
+            last,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -179,7 +279,7 @@ enum Phase {
 
 /// The open window of a W its drawer drew and may win with, if that is the wait.
 fn placed_window(state: &State) -> Option<&Window> {
-    match &state.hand.as_ref()?.phase {
+    match &state.table.hand()?.phase {
         Phase::Claim(w) if matches!(w.source, Source::Placed { .. }) => Some(w),
         _ => None,
     }
@@ -590,7 +690,7 @@ impl State {
     fn advance(&mut self, mut next: Next, out: &mut Outcome) {
         loop {
             let opts = self.opts.clone();
-            let Some(h) = self.hand.as_mut() else {
+            let Some(h) = self.table.hand_mut() else {
                 return;
             };
             next = match next {
@@ -623,7 +723,7 @@ impl State {
     }
 
     fn win(&mut self, seat: SeatNo, w: &Window, out: &mut Outcome) {
-        let Some(h) = &self.hand else {
+        let Some(h) = self.table.hand() else {
             return;
         };
         let table = h.table_of(seat);
@@ -632,9 +732,6 @@ impl State {
             .win_case(seat, w, &table, &self.opts)
             .and_then(|c| best_win(&c))
         else {
-            return;
-        };
-        let Some(h) = self.hand.take() else {
             return;
         };
         let score = found.score * self.opts.rate;
@@ -677,7 +774,7 @@ impl State {
     }
 
     fn huang(&mut self, out: &mut Outcome) {
-        let Some(h) = self.hand.take() else {
+        let Some(h) = self.table.hand() else {
             return;
         };
         let wilds = [0, 1, 2].map(|s| count(&h.hands[s], W) as i64);
@@ -697,9 +794,10 @@ impl State {
         self.end_hand(summary, points.clone(), points, out);
     }
 
+    /// Ends the hand with `summary`, on show between hands.
     fn end_hand(&mut self, summary: Summary, points: Vec<i64>, units: Vec<i64>, out: &mut Outcome) {
         out.end_hand_with_points(self.hand_no, points, units, &summary);
-        self.last = Some(summary);
+        self.table = Table::Between { last: summary };
     }
 }
 
@@ -925,19 +1023,15 @@ impl Game for Chehuzi {
             opts,
             hand_no: 0,
             dealer: 0,
-            finished: false,
-            hand: None,
-            last: None,
+            table: Table::Waiting,
         }
     }
 
     fn stage(state: &State) -> Stage {
-        if state.finished {
-            Stage::Finished
-        } else if state.hand.is_some() {
-            Stage::InHand
-        } else {
-            Stage::NeedsDeal
+        match state.table {
+            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
+            Table::InHand { .. } => Stage::InHand,
+            Table::Finished { .. } => Stage::Finished,
         }
     }
 
@@ -946,10 +1040,10 @@ impl Game for Chehuzi {
     }
 
     fn phase(state: &State) -> &'static str {
-        match &state.hand {
-            None if state.finished => "finished",
-            None => "between_hands",
-            Some(h) => match &h.phase {
+        match &state.table {
+            Table::Finished { .. } => "finished",
+            Table::Waiting | Table::Between { .. } => "between_hands",
+            Table::InHand { hand: h, .. } => match &h.phase {
                 // A drawn W's own window is the drawer's discard turn to everyone else.
                 Phase::Discard { .. } => "discard",
                 Phase::Claim(w) if matches!(w.source, Source::Placed { .. }) => "discard",
@@ -959,12 +1053,10 @@ impl Game for Chehuzi {
     }
 
     fn to_act(state: &State) -> Vec<SeatNo> {
-        match &state.hand {
+        match state.table.hand().map(|h| &h.phase) {
             None => Vec::new(),
-            Some(h) => match &h.phase {
-                Phase::Discard { seat } => vec![*seat],
-                Phase::Claim(w) => w.waiting(),
-            },
+            Some(Phase::Discard { seat }) => vec![*seat],
+            Some(Phase::Claim(w)) => w.waiting(),
         }
     }
 
@@ -973,16 +1065,13 @@ impl Game for Chehuzi {
     /// A drawn W's window asks its drawer only, who must act either way (win or discard): not
     /// hidden, and shown as the drawer's discard turn.
     fn to_act_hidden(state: &State) -> bool {
-        matches!(state.hand.as_ref().map(|h| &h.phase), Some(Phase::Claim(_)))
+        matches!(state.table.hand().map(|h| &h.phase), Some(Phase::Claim(_)))
             && placed_window(state).is_none()
     }
 
     fn wait_secs(state: &State, turn_secs: u32) -> u32 {
-        match &state.hand {
-            Some(HandState {
-                phase: Phase::Claim(w),
-                ..
-            }) if !matches!(w.source, Source::Placed { .. }) => {
+        match state.table.hand().map(|h| &h.phase) {
+            Some(Phase::Claim(w)) if !matches!(w.source, Source::Placed { .. }) => {
                 turn_secs.min(state.opts.claim_timeout_secs as u32)
             }
             _ => turn_secs,
@@ -991,6 +1080,15 @@ impl Game for Chehuzi {
 
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
+        let last = match std::mem::replace(&mut state.table, Table::Waiting) {
+            Table::Waiting => None,
+            Table::Between { last } => Some(last),
+            // The service deals only between hands.
+            other @ (Table::InHand { .. } | Table::Finished { .. }) => {
+                state.table = other;
+                return out;
+            }
+        };
         state.hand_no += 1;
         let dealer = state.dealer;
         let cards: Vec<u8> = start.deck.iter().filter_map(|&c| face_of(c)).collect();
@@ -1005,7 +1103,7 @@ impl Game for Chehuzi {
             hands[seat].push(c);
         }
         let stock = cards.iter().skip(DEALT).copied().collect();
-        let mut h = HandState {
+        let mut h = Box::new(HandState {
             started_ms: start.ctx.now_ms,
             dealer,
             hands,
@@ -1017,7 +1115,7 @@ impl Game for Chehuzi {
             blocked: [0; SEATS],
             declined_peng: [0; SEATS],
             phase: Phase::Discard { seat: dealer },
-        };
+        });
         out.events.push(Event::public(
             "deal",
             None,
@@ -1056,7 +1154,7 @@ impl Game for Chehuzi {
                 }
             }
         }
-        state.hand = Some(h);
+        state.table = Table::InHand { hand: h, last };
         state.advance(Next::Step(Step::Discard(dealer)), &mut out);
         out
     }
@@ -1073,8 +1171,8 @@ impl Game for Chehuzi {
         if let (Some(w), Action::Pass {}) = (placed_window(state), &action)
             && w.owner == seat
             && state
-                .hand
-                .as_ref()
+                .table
+                .hand()
                 .is_some_and(|h| !h.discardable(seat).is_empty())
         {
             // A pass, then a discard, would show the table a step a plain turn does not have.
@@ -1098,7 +1196,7 @@ impl Game for Chehuzi {
             return Ok(out);
         }
         let opts = state.opts.clone();
-        let Some(h) = state.hand.as_mut() else {
+        let Some(h) = state.table.hand_mut() else {
             return Err(RuleError::not_your_turn(
                 Shared::NoHandInPlay,
                 "no hand is being played",
@@ -1237,7 +1335,7 @@ impl Game for Chehuzi {
     }
 
     fn auto_action(state: &State, seat: SeatNo) -> Action {
-        let Some(h) = &state.hand else {
+        let Some(h) = state.table.hand() else {
             return Action::Pass {};
         };
         match &h.phase {
@@ -1258,11 +1356,12 @@ impl Game for Chehuzi {
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
         let mut out = Outcome::default();
-        if state.finished || seat >= SEATS {
+        if seat >= SEATS {
             return out;
         }
-        match state.hand.take() {
-            Some(h) => {
+        match &state.table {
+            Table::Finished { .. } => {}
+            Table::InHand { hand: h, .. } => {
                 let lasted = ctx.now_ms.saturating_sub(h.started_ms);
                 let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
                 let (points, units) = escape(seat, state.opts.base(), state.opts.rate, bonus);
@@ -1285,12 +1384,13 @@ impl Game for Chehuzi {
                         bonus,
                     }),
                 ));
-                state.finished = true;
-                state.end_hand(summary, points.to_vec(), units.to_vec(), &mut out);
+                out.end_hand_with_points(state.hand_no, points.to_vec(), units.to_vec(), &summary);
+                state.table = Table::Finished { last: summary };
             }
-            None => out
-                .events
-                .push(Event::public("left", Some(seat), data(&events::Nothing {}))),
+            Table::Waiting | Table::Between { .. } => {
+                out.events
+                    .push(Event::public("left", Some(seat), data(&events::Nothing {})))
+            }
         }
         out
     }
@@ -1308,9 +1408,9 @@ impl Game for Chehuzi {
             stock: 0,
             turn: None,
             claim: None,
-            last_result: state.last.clone(),
+            last_result: state.table.last().cloned(),
         };
-        let Some(h) = &state.hand else {
+        let Some(h) = state.table.hand() else {
             return v;
         };
         v.dealer = h.dealer;
@@ -1361,7 +1461,7 @@ impl Game for Chehuzi {
     }
 
     fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
-        let Some(h) = &state.hand else {
+        let Some(h) = state.table.hand() else {
             return Vec::new();
         };
         if !Self::to_act(state).contains(&seat) {
