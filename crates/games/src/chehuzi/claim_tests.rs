@@ -5,6 +5,7 @@
 
 use serde_json::json;
 
+use super::melds::sort_hand;
 use super::scoring::{Taken, WinCase, best_win};
 use super::tests::put_hand;
 use super::*;

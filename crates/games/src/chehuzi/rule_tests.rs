@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::melds::FACES;
 use super::tests::{T0, act, chi, discard, opts, table};
 use super::*;
 use crate::engine::RuleErrorKind;

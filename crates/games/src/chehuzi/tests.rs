@@ -3,10 +3,10 @@
 use serde_json::{Value, json};
 
 use super::claims::chi_options;
-use super::melds::{chi_kind, huxi};
+use super::melds::{W, chi_kind, huxi, sort_hand};
 use super::scoring::{Taken, WinCase, best_win, fan_xing, huangzhuang, tun};
 use super::*;
-use crate::engine::{RuleErrorKind, parse_options};
+use crate::engine::{RuleErrorKind, Visibility, parse_options};
 use crate::event_check::{EventCheck, Plan, play_match};
 use crate::shuffle::shuffle;
 use crate::test_rng::Rng;
