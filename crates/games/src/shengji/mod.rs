@@ -2,9 +2,9 @@
 //! trumps declared in the dark (暗叫), levels 2 → A.
 //!
 //! The rules as run here, with every choice the rulings leave open, are in
-//! `docs/rules/shengji.md`. `declare` runs the declaration phase, `levels` the level table,
-//! `view` what each seat may see; the card order and following with structure are the shared
-//! `trick` module's.
+//! `docs/rules/shengji.md`. `declare` runs the declaration phase, `levels` the level table and
+//! a hand's settlement, `view` what each seat may see, `events` the data of the events; the
+//! card order and following with structure are the shared `trick` module's.
 //!
 //! The match is an enum of phases (`Table`): code that needs the hand gets it from the variant
 //! that holds one. It is stored as the fields it always had (`Stored`).
@@ -13,6 +13,7 @@ mod bot;
 #[cfg(test)]
 mod deck_tests;
 mod declare;
+mod events;
 mod levels;
 #[cfg(test)]
 mod rule_tests;
@@ -37,11 +38,9 @@ use crate::engine::{
 };
 use crate::trick::{self, Order, Ranks};
 
-pub use declare::Declaration;
-pub use levels::{STEP, level_change, next_dealer, team};
+pub use levels::{STEP, Summary, level_change, next_dealer, team};
 pub use rules::Rule;
-use view::events;
-pub use view::{DeclareOption, Legal, Shape, Summary, TrickView, View};
+pub use view::{DeclareOption, Legal, Shape, TrickView, View};
 
 pub struct Shengji;
 
@@ -229,6 +228,17 @@ struct Playing {
     trick: Vec<Played>,
     tricks: Vec<TrickView>,
     defenders_points: u32,
+}
+
+/// The standing declaration: who showed how many 2s of which suit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Declaration {
+    /// The declarer.
+    pub seat: SeatNo,
+    /// The suit declared trump.
+    pub suit: Suit,
+    /// How many identical 2s of the suit it showed (1 to 4).
+    pub count: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
