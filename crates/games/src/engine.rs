@@ -338,17 +338,6 @@ pub enum Stage {
     Finished,
 }
 
-impl Stage {
-    /// The stage of a match that is `finished` or has a hand in play (`in_hand`).
-    pub fn of(finished: bool, in_hand: bool) -> Stage {
-        match (finished, in_hand) {
-            (true, _) => Stage::Finished,
-            (false, true) => Stage::InHand,
-            (false, false) => Stage::NeedsDeal,
-        }
-    }
-}
-
 /// What a game's view type tells the platform about the seats around it. The view built for a
 /// viewer is the one place that decides what that viewer may see, so the platform's own fields
 /// (`seats[].coins_at_table`) are read from it and can never show more than the game allows.

@@ -38,3 +38,11 @@ pub fn record_end(out: &Outcome, text: &mut String) {
         );
     }
 }
+
+/// Reads `json`, a state as an earlier version stored it, and checks that it saves back byte
+/// for byte.
+pub fn stored<G: Game>(json: &str) -> G::State {
+    let state: G::State = serde_json::from_str(json).unwrap();
+    assert_eq!(serde_json::to_string(&state).unwrap(), json);
+    state
+}

@@ -4,12 +4,12 @@
 //! lists to it). `docs/rules/chehuzi.md` § Bots and hints describes the policy.
 
 use super::claims::ChiMelds;
-use super::melds::{Kind, cards_of, chi_kind, huxi, is_big, number};
-use super::{Action, Chehuzi, HandState, Phase, State, Window, card_of, count};
+use super::melds::{Kind, cards_of, chi_kind, count, huxi, is_big, number};
+use super::{Action, Chehuzi, HandState, Phase, State, Window, card_of};
 use crate::engine::{Game, SeatNo};
 
 pub(super) fn bot_action(state: &State, seat: SeatNo) -> Action {
-    let Some(h) = &state.hand else {
+    let Some(h) = state.table.hand() else {
         return Chehuzi::auto_action(state, seat);
     };
     if !Chehuzi::to_act(state).contains(&seat) {

@@ -5,7 +5,9 @@
 
 use serde_json::json;
 
+use super::melds::sort_hand;
 use super::scoring::{Taken, WinCase, best_win};
+use super::tests::put_hand;
 use super::*;
 use crate::engine::{Visibility, parse_options};
 use crate::fixtures::{WEI_DECK, ZIMO_DECK};
@@ -51,7 +53,7 @@ fn faces(list: &[&str]) -> Vec<u8> {
 }
 
 fn window(st: &State) -> &Window {
-    match &st.hand.as_ref().unwrap().phase {
+    match &st.table.hand().unwrap().phase {
         Phase::Claim(w) => w,
         Phase::Discard { .. } => panic!("no claim window"),
     }
@@ -64,7 +66,7 @@ fn no_one_wins_on_a_forced_wei_and_the_drawer_discards() {
     let mut st = dealt(&WEI_DECK);
     assert_eq!(Chehuzi::to_act(&st), vec![0]);
     let out = act(&mut st, 0, discard("b2"));
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.melds[1].len(), 1);
     assert_eq!(
         (h.melds[1][0].kind, h.melds[1][0].faces.clone()),
@@ -112,29 +114,32 @@ fn after_a_second_quad_drawn_as_a_ti_the_next_seat_draws() {
         "s2", "s2",
     ]);
     sort_hand(&mut seat1);
-    st.hand = Some(HandState {
-        started_ms: T0.now_ms,
-        dealer: 0,
-        hands: [faces(&["b10", "b9"]), seat1, faces(&["b3", "s1", "b7"])],
-        melds: [
-            Vec::new(),
-            vec![TableMeld {
-                kind: Kind::Ti,
-                faces: faces(&["b1", "b1", "b1", "b1"]),
-                hidden: false,
-            }],
-            Vec::new(),
-        ],
-        passed: Default::default(),
-        stock: faces(&["s9", "s10", "b6"]),
-        next: 0,
-        paos: [0, 1, 0],
-        blocked: [0; 3],
-        declined_peng: [0; 3],
-        phase: Phase::Discard { seat: 0 },
-    });
+    put_hand(
+        &mut st,
+        HandState {
+            started_ms: T0.now_ms,
+            dealer: 0,
+            hands: [faces(&["b10", "b9"]), seat1, faces(&["b3", "s1", "b7"])],
+            melds: [
+                Vec::new(),
+                vec![TableMeld {
+                    kind: Kind::Ti,
+                    faces: faces(&["b1", "b1", "b1", "b1"]),
+                    hidden: false,
+                }],
+                Vec::new(),
+            ],
+            passed: Default::default(),
+            stock: faces(&["s9", "s10", "b6"]),
+            next: 0,
+            paos: [0, 1, 0],
+            blocked: [0; 3],
+            declined_peng: [0; 3],
+            phase: Phase::Discard { seat: 0 },
+        },
+    );
     act(&mut st, 0, discard("b10"));
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.melds[1][1].kind, Kind::Ti);
     assert_eq!(h.hands[1].len(), 14, "重跑: seat 1 did not discard");
     // Counted as a win on the placed card, seat 1 would win (two 提, a 坎, three 句, a 将).
@@ -176,7 +181,7 @@ fn the_drawers_zimo_beats_another_seats_hu_on_the_same_card() {
     );
     let out = act(&mut st, 1, Action::Hu {});
     let r = out.hand_end.expect("the hand ends");
-    let win = st.last.as_ref().unwrap();
+    let win = st.table.last().unwrap();
     assert_eq!(win.winner, Some(1));
     let win = win.win.as_ref().unwrap();
     assert!(win.self_drawn);
@@ -194,7 +199,7 @@ fn when_the_drawer_passes_the_next_seat_wins() {
     act(&mut st, 1, Action::Pass {});
     let out = act(&mut st, 2, Action::Hu {});
     out.hand_end.expect("the hand ends");
-    let last = st.last.as_ref().unwrap();
+    let last = st.table.last().unwrap();
     assert_eq!(last.winner, Some(2));
     assert!(!last.win.as_ref().unwrap().self_drawn);
 }
@@ -210,30 +215,36 @@ fn equal_hu_claims_after_the_drawer_go_in_turn() {
     ]);
     let mut st = Chehuzi::new_match(o, 3);
     st.hand_no = 1;
-    st.hand = Some(HandState {
-        started_ms: T0.now_ms,
-        dealer: 2,
-        hands: [black.clone(), faces(&["b2", "b5", "b7"]), black],
-        melds: Default::default(),
-        passed: Default::default(),
-        stock: faces(&["s6", "s2", "s2"]),
-        next: 0,
-        paos: [0; 3],
-        blocked: [0; 3],
-        declined_peng: [0; 3],
-        phase: Phase::Discard { seat: 1 },
-    });
-    sort_hand(&mut st.hand.as_mut().unwrap().hands[0]);
-    sort_hand(&mut st.hand.as_mut().unwrap().hands[2]);
+    put_hand(
+        &mut st,
+        HandState {
+            started_ms: T0.now_ms,
+            dealer: 2,
+            hands: [black.clone(), faces(&["b2", "b5", "b7"]), black],
+            melds: Default::default(),
+            passed: Default::default(),
+            stock: faces(&["s6", "s2", "s2"]),
+            next: 0,
+            paos: [0; 3],
+            blocked: [0; 3],
+            declined_peng: [0; 3],
+            phase: Phase::Discard { seat: 1 },
+        },
+    );
+    sort_hand(&mut st.table.hand_mut().unwrap().hands[0]);
+    sort_hand(&mut st.table.hand_mut().unwrap().hands[2]);
     // Seat 1 discards b2 (nobody takes it); seat 2 draws s6, with which seats 2 and 0 win.
     act(&mut st, 1, discard("b2"));
     let w = window(&st);
     assert_eq!(w.owner, 2);
     assert_eq!(w.hu, [true, false, true]);
     act(&mut st, 0, Action::Hu {});
-    assert!(st.hand.is_some(), "seat 0 waits for the drawer, seat 2");
+    assert!(
+        st.table.hand().is_some(),
+        "seat 0 waits for the drawer, seat 2"
+    );
     act(&mut st, 2, Action::Pass {});
-    assert_eq!(st.last.as_ref().unwrap().winner, Some(0));
+    assert_eq!(st.table.last().unwrap().winner, Some(0));
 }
 
 /// A W its drawer could win with is the drawer's own: to everyone else the table shows the
@@ -249,7 +260,7 @@ fn a_drawn_w_that_could_win_looks_like_a_discard_turn_to_the_others() {
         let o = parse_options::<Chehuzi>(3, &json!({"kings": 4})).unwrap();
         let mut st = Chehuzi::new_match(o, 3);
         super::tests::deal_shuffled(&mut st, &mut rng);
-        while st.hand.is_some() {
+        while st.table.hand().is_some() {
             if let Some(w) = placed_window(&st) {
                 found += 1;
                 let drawer = w.owner;
@@ -274,7 +285,7 @@ fn a_drawn_w_that_could_win_looks_like_a_discard_turn_to_the_others() {
                     let e = refused.expect_err("no pass while the drawer may discard");
                     assert_eq!(e.rule, "must_win_or_discard");
                     assert!(e.detail_zh.contains("王霸"), "{}", e.detail_zh);
-                    let before = st.hand.as_ref().unwrap().stock.len();
+                    let before = st.table.hand().unwrap().stock.len();
                     let out =
                         Chehuzi::apply(&mut st, drawer, Action::Discard { card: cards[0] }, T0)
                             .unwrap();
@@ -284,7 +295,9 @@ fn a_drawn_w_that_could_win_looks_like_a_discard_turn_to_the_others() {
                         out.events
                     );
                     assert_eq!(out.events[0].kind, "discard", "{:?}", out.events);
-                    assert!(st.hand.is_none() || st.hand.as_ref().unwrap().stock.len() <= before);
+                    assert!(
+                        st.table.hand().is_none() || st.table.hand().unwrap().stock.len() <= before
+                    );
                     continue;
                 }
             }

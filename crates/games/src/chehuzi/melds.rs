@@ -175,3 +175,22 @@ pub fn templates(quad: Kind) -> Vec<Template> {
     }
     t
 }
+
+/// The bit of `face` in a set of faces.
+pub fn bit(face: u8) -> u32 {
+    1 << face
+}
+
+/// Copies of `face` in `hand`.
+pub fn count(hand: &[u8], face: u8) -> usize {
+    hand.iter().filter(|&&f| f == face).count()
+}
+
+/// Takes `n` copies of `face` out of `hand` (as many as it holds).
+pub fn remove_n(hand: &mut Vec<u8>, face: u8, n: usize) {
+    for _ in 0..n {
+        if let Some(i) = hand.iter().position(|&f| f == face) {
+            hand.remove(i);
+        }
+    }
+}

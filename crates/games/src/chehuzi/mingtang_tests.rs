@@ -2,6 +2,7 @@
 //! 点胡王钓（王闯、三王闯）12（24，48）番, each the product of its parts (the seed's 三王闯 is the
 //! rulings' 王闯王, ×16, with four kings). 黑胡's are in `tests`.
 
+use super::melds::W;
 use super::scoring::{Taken, WinCase, best_win, tun};
 use super::*;
 

@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+use super::melds::FACES;
 use super::tests::{T0, act, chi, discard, opts, table};
 use super::*;
 use crate::engine::RuleErrorKind;
@@ -56,7 +57,7 @@ fn discard_refusals_name_the_card() {
         &[],
     );
     check(&refused(&mut st, 1, discard("s4")), "not_your_turn", &[]);
-    st.hand = None;
+    st.table = Table::Waiting;
     check(&refused(&mut st, 0, discard("s5")), "no_hand_in_play", &[]);
 }
 
@@ -102,7 +103,7 @@ fn an_option_refusal_names_its_rule() {
 /// An action that is often refused: a discard of any card (W, one not held, one of a 坎), any
 /// claim, or another moment's action.
 fn random_action(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
-    let Some(h) = st.hand.as_ref() else {
+    let Some(h) = st.table.hand() else {
         return Action::Pass {};
     };
     let hand = &h.hands[seat];

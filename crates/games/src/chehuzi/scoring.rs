@@ -3,8 +3,10 @@
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::melds::{Kind, W, number};
+use super::melds::{Kind, W, face_of, number};
 use super::win::{Acc, HandMeld, Params, Search, counts_of};
+use crate::cards::Card;
+use crate::engine::SeatNo;
 
 /// 名堂 of a win.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -388,4 +390,103 @@ pub fn escape(leaver: usize, base: i64, rate: i64, bonus: bool) -> ([i64; 3], [i
         }
     }
     (points, units)
+}
+
+/// The score (before `rate`, 醒 not counted) of the best win of a concealed `hand` (table
+/// empty) completed by its holder's own draw of `card`, if it wins: the win search as every
+/// draw runs it.
+pub fn self_draw_score(hand: &[Card], card: Card, kings: u8) -> Option<i64> {
+    let mut hand: Vec<u8> = hand.iter().filter_map(|&c| face_of(c)).collect();
+    let card = face_of(card)?;
+    if card == W {
+        // A drawn W goes into the hand before the win is looked for.
+        hand.push(W);
+    }
+    let case = WinCase {
+        hand: &hand,
+        table: &[],
+        card,
+        taken: if card == W {
+            Taken::Placed
+        } else {
+            Taken::OwnDraw
+        },
+        xing: None,
+        kings,
+    };
+    best_win(&case).map(|w| w.score)
+}
+
+/// How a hand ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum End {
+    /// A seat won (胡).
+    Win,
+    /// 荒庄: the stock ran out with no winner.
+    Huangzhuang,
+    /// A seat left during the hand (逃跑).
+    Escape,
+}
+
+/// A meld of the winning hand.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WinMeld {
+    /// What kind of 门子 it is.
+    pub kind: Kind,
+    /// The cards, W included.
+    pub cards: Vec<Card>,
+    /// What the cards stand for (a W as the card it completes).
+    pub stands_for: Vec<Card>,
+}
+
+/// How the winner won.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct WinSummary {
+    /// The card the hand won on.
+    pub card: Card,
+    /// Won on the winner's own draw.
+    pub self_drawn: bool,
+    /// The 7 门子.
+    pub melds: Vec<WinMeld>,
+    /// 胡息 of the 7 门子 (at least 15).
+    pub huxi: u32,
+    /// Red cards among the 7 门子 (W as what it stands for).
+    pub reds: u32,
+    /// 囤 the 胡息 are worth.
+    pub tun: i64,
+    /// The 醒 card: the next number after the stock's next card (翻醒), or the winning card
+    /// itself (跟醒); null when 翻醒 found the stock empty.
+    pub xing_card: Option<Card>,
+    /// 醒: copies of the 醒 card in the 7 门子.
+    pub xing: i64,
+    /// The 名堂 the win scored.
+    pub mingtang: Vec<Mingtang>,
+    /// The product of the 名堂.
+    pub fan: i64,
+    /// What each other player pays: (囤 + 醒) × 番 × rate.
+    pub score: i64,
+}
+
+/// The settlement of a hand, shown to everyone as `last_result`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    /// The hand's number in the match, from 1.
+    pub hand_no: u32,
+    /// The hand's dealer (庄家).
+    pub dealer: SeatNo,
+    /// How the hand ended.
+    pub end: End,
+    /// The seat that won; null unless `end` is `win`.
+    pub winner: Option<SeatNo>,
+    /// How the winner won; null unless `end` is `win`.
+    pub win: Option<WinSummary>,
+    /// 荒庄: the W each seat held.
+    pub wilds: Option<Vec<i64>>,
+    /// The seat that escaped; null unless `end` is `escape`.
+    pub escaped: Option<SeatNo>,
+    /// How long the hand had lasted when the seat escaped, in milliseconds; null otherwise.
+    pub lasted_ms: Option<i64>,
+    /// Points of each seat (escape bonus included).
+    pub points: Vec<i64>,
 }

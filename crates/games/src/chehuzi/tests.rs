@@ -3,10 +3,10 @@
 use serde_json::{Value, json};
 
 use super::claims::chi_options;
-use super::melds::{chi_kind, huxi};
+use super::melds::{W, chi_kind, huxi, sort_hand};
 use super::scoring::{Taken, WinCase, best_win, fan_xing, huangzhuang, tun};
 use super::*;
-use crate::engine::{RuleErrorKind, parse_options};
+use crate::engine::{RuleErrorKind, Visibility, parse_options};
 use crate::event_check::{EventCheck, Plan, play_match};
 use crate::shuffle::shuffle;
 use crate::test_rng::Rng;
@@ -350,27 +350,38 @@ fn kan_cards_cannot_be_used_to_chi() {
     assert!(chi_options(&hand, c1("s5")).is_empty());
 }
 
+/// Puts `hand` in play.
+pub(super) fn put_hand(st: &mut State, hand: HandState) {
+    st.table = Table::InHand {
+        hand: Box::new(hand),
+        last: None,
+    };
+}
+
 /// A hand in progress: the given hands, an empty table, `stock` next, `seat` to discard.
 pub(super) fn table(o: Options, hands: [&[&str]; 3], stock: &[&str], seat: SeatNo) -> State {
     let mut st = Chehuzi::new_match(o, 3);
     st.hand_no = 1;
-    st.hand = Some(HandState {
-        started_ms: T0.now_ms,
-        dealer: 0,
-        hands: hands.map(|h| {
-            let mut c = f(h);
-            sort_hand(&mut c);
-            c
-        }),
-        melds: Default::default(),
-        passed: Default::default(),
-        stock: f(stock),
-        next: 0,
-        paos: [0; 3],
-        blocked: [0; 3],
-        declined_peng: [0; 3],
-        phase: Phase::Discard { seat },
-    });
+    put_hand(
+        &mut st,
+        HandState {
+            started_ms: T0.now_ms,
+            dealer: 0,
+            hands: hands.map(|h| {
+                let mut c = f(h);
+                sort_hand(&mut c);
+                c
+            }),
+            melds: Default::default(),
+            passed: Default::default(),
+            stock: f(stock),
+            next: 0,
+            paos: [0; 3],
+            blocked: [0; 3],
+            declined_peng: [0; 3],
+            phase: Phase::Discard { seat },
+        },
+    );
     st
 }
 
@@ -407,7 +418,7 @@ fn peng_beats_the_next_seats_chi() {
     act(&mut st, 1, chi(&[&["s4", "s5", "s6"]]));
     assert_eq!(Chehuzi::to_act(&st), vec![2], "the 吃 waits for the 碰");
     act(&mut st, 2, Action::Peng {});
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.melds[2][0].kind, Kind::Peng);
     assert!(h.melds[1].is_empty());
     assert!(matches!(h.phase, Phase::Discard { seat: 2 }));
@@ -424,7 +435,7 @@ fn chi_goes_through_when_the_peng_is_declined() {
     act(&mut st, 0, discard("s5"));
     act(&mut st, 2, Action::Pass {});
     act(&mut st, 1, chi(&[&["s6", "s5", "s4"]]));
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.melds[1][0].kind, Kind::Ju);
     assert!(matches!(h.phase, Phase::Discard { seat: 1 }));
     assert_ne!(h.declined_peng[2] & bit(c1("s5")), 0, "忍碰 recorded");
@@ -446,11 +457,11 @@ fn guozhang_refuses_a_later_chi_of_that_face() {
     assert_eq!(Chehuzi::to_act(&st), vec![1]);
     act(&mut st, 1, Action::Pass {});
     // Seat 1 draws b6 (nobody claims it), seat 2 draws b4: b3 b3 … no claim; seat 0 draws b5.
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert!(h.blocked[1] & bit(c1("s5")) != 0);
     // Put seat 0 back to discard the second s5: seat 1 has no claim on it now.
     let mut st2 = st.clone();
-    let h2 = st2.hand.as_mut().unwrap();
+    let h2 = st2.table.hand_mut().unwrap();
     h2.phase = Phase::Discard { seat: 0 };
     act(&mut st2, 0, discard("s5"));
     assert!(!Chehuzi::to_act(&st2).contains(&1));
@@ -468,19 +479,19 @@ fn two_hu_claims_on_a_draw_go_to_the_drawer_first() {
     act(&mut st, 0, discard("s1"));
     // Seat 1 draws s6; seats 1 and 2 win with it. The drawer's 自摸 comes first.
     assert_eq!(Chehuzi::phase(&st), "claim");
-    let w = match &st.hand.as_ref().unwrap().phase {
+    let w = match &st.table.hand().unwrap().phase {
         Phase::Claim(w) => w.clone(),
         _ => unreachable!(),
     };
     assert!(w.hu[1] && w.hu[2]);
     act(&mut st, 2, Action::Hu {});
     assert!(
-        st.hand.is_some(),
+        st.table.hand().is_some(),
         "the next seat's 胡 waits for the drawer's"
     );
     let out = act(&mut st, 1, Action::Hu {});
     let r = out.hand_end.expect("hand over");
-    assert_eq!(st.last.as_ref().unwrap().winner, Some(1));
+    assert_eq!(st.table.last().unwrap().winner, Some(1));
     assert_eq!(r.points.iter().sum::<i64>(), 0);
     // 黑胡 ×4 and 自摸 ×2: (2 囤 + 1 醒: s2 turned, one s3) × 8, paid by both others.
     assert_eq!(r.points[1], 2 * (2 + 1) * 8);
@@ -496,7 +507,7 @@ fn a_w_holder_wins_only_on_its_own_draw() {
     );
     act(&mut st, 0, discard("s1"));
     // Seat 1 drew s8: seat 2 (holding W) would win with it but was not asked; the card passed.
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.passed[1], f(&["s8"]));
     // Seat 2 then drew the other s8 itself, and may win on it.
     let Phase::Claim(w) = &h.phase else {
@@ -533,7 +544,7 @@ fn a_drawn_card_making_a_kan_four_is_a_forced_hidden_ti() {
         0,
     );
     let out = act(&mut st, 0, discard("s1"));
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.melds[1][0].kind, Kind::Ti);
     assert!(h.melds[1][0].hidden);
     assert!(
@@ -562,9 +573,9 @@ fn a_second_pao_draws_instead_of_discarding() {
         &["b3", "b6", "b8"],
         0,
     );
-    st.hand.as_mut().unwrap().paos[1] = 1;
+    st.table.hand_mut().unwrap().paos[1] = 1;
     act(&mut st, 0, discard("s7"));
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.melds[1][0].kind, Kind::Pao);
     // 重跑: seat 1 did not discard; seat 2 drew b3 at once (a 偎) and discards.
     assert_eq!(h.hands[1].len(), 2);
@@ -583,7 +594,7 @@ fn a_declined_peng_makes_a_later_wei_chou_and_shown() {
     act(&mut st, 0, discard("s5"));
     act(&mut st, 2, Action::Pass {});
     // Seat 1 drew b2 and may 吃 it: the hand waits there.
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert!(h.declined_peng[2] & bit(c1("s5")) != 0);
     let mut st = table(
         opts(json!({})),
@@ -591,9 +602,9 @@ fn a_declined_peng_makes_a_later_wei_chou_and_shown() {
         &["s5"],
         1,
     );
-    st.hand.as_mut().unwrap().declined_peng[2] = bit(c1("s5"));
+    st.table.hand_mut().unwrap().declined_peng[2] = bit(c1("s5"));
     act(&mut st, 1, discard("b1"));
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.melds[2][0].kind, Kind::ChouWei);
     assert!(!h.melds[2][0].hidden);
 }
@@ -624,7 +635,7 @@ fn the_deck_is_dealt_one_at_a_time_from_the_dealer() {
         },
     );
     assert!(!out.events.is_empty());
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.hands[1].len() + h.melds[1].len() * 4, 21);
     assert_eq!(h.hands[2].len() + h.melds[2].len() * 4, 20);
     assert_eq!(h.stock.len(), 21);
@@ -713,7 +724,7 @@ fn huangzhuang_ends_the_hand_when_the_stock_runs_out() {
     // W held (2, 1, 0) at base 10.
     assert_eq!(r.points, vec![-30, 0, 30]);
     assert_eq!(r.units, r.points);
-    assert_eq!(st.last.as_ref().unwrap().end, End::Huangzhuang);
+    assert_eq!(st.table.last().unwrap().end, End::Huangzhuang);
     assert_eq!(st.dealer, 1, "the deal passes to the next seat");
     assert_eq!(Chehuzi::stage(&st), Stage::NeedsDeal);
 }
@@ -731,7 +742,7 @@ fn genxing_counts_the_winning_card() {
     let out = act(&mut st, 1, Action::Hu {});
     let r = out.hand_end.expect("won");
     assert_eq!(r.points, vec![-24, 48, -24]);
-    let win = st.last.as_ref().unwrap().win.clone().unwrap();
+    let win = st.table.last().unwrap().win.clone().unwrap();
     assert_eq!(win.xing_card, Some(Card::parse("s6").unwrap()));
     assert_eq!(win.mingtang, vec![Mingtang::HeiHu, Mingtang::ZiMo]);
 }
@@ -752,7 +763,7 @@ fn a_chi_that_skips_bipai_is_refused() {
     let e = Chehuzi::apply(&mut st, 1, chi(&[&["s3", "s4", "s5"]]), T0).unwrap_err();
     assert_eq!(e.kind, RuleErrorKind::Illegal);
     act(&mut st, 1, chi(&[&["s3", "s4", "s5"], &["s1", "s2", "s3"]]));
-    assert_eq!(st.hand.as_ref().unwrap().melds[1].len(), 2);
+    assert_eq!(st.table.hand().unwrap().melds[1].len(), 2);
 }
 
 // ---------------------------------------------------------------- random play
@@ -782,7 +793,7 @@ fn all_cards(h: &HandState) -> Vec<u8> {
 /// reshuffled among themselves, the faces of others' face-down melds replaced.
 fn scrambled(st: &State, viewer: SeatNo, rng: &mut Rng) -> State {
     let mut st = st.clone();
-    let h = st.hand.as_mut().unwrap();
+    let h = st.table.hand_mut().unwrap();
     let others: Vec<SeatNo> = (0..3).filter(|&s| s != viewer).collect();
     let mut pool: Vec<u8> = h.stock[h.next..].to_vec();
     for &s in &others {
@@ -861,7 +872,7 @@ fn random_hands_keep_every_invariant() {
         full.sort_unstable();
         check_events(&st, &out);
         hands += 1;
-        while let Some(h) = &st.hand {
+        while let Some(h) = st.table.hand() {
             assert_eq!(all_cards(h), full, "cards conserved");
             let to_act = Chehuzi::to_act(&st);
             assert!(!to_act.is_empty());
@@ -892,7 +903,7 @@ fn random_hands_keep_every_invariant() {
             if let Some(r) = out.hand_end {
                 assert_eq!(r.units.iter().sum::<i64>(), 0, "zero-sum");
                 assert_eq!(r.points, r.units);
-                if st.last.as_ref().unwrap().end == End::Win {
+                if st.table.last().unwrap().end == End::Win {
                     wins += 1;
                 }
             }
@@ -918,7 +929,7 @@ fn every_automatic_action_is_accepted_in_every_wait() {
         // Half the hands are played by automatic actions alone, half by random ones.
         let all_auto = n % 2 == 0;
         let mut steps = 0;
-        while st.hand.is_some() {
+        while st.table.hand().is_some() {
             let to_act = Chehuzi::to_act(&st);
             assert!(!to_act.is_empty(), "a hand in play waits for someone");
             for &seat in &to_act {
@@ -957,8 +968,8 @@ fn check_events(st: &State, out: &Outcome) {
             let s = e.seat.unwrap();
             let face = face_of(serde_json::from_value(card.clone()).unwrap()).unwrap();
             let shown = st
-                .hand
-                .as_ref()
+                .table
+                .hand()
                 .is_none_or(|h| h.melds[s].iter().any(|m| m.faces[0] == face && !m.hidden));
             assert!(shown, "{e:?} names a face-down card");
         }
@@ -1004,7 +1015,7 @@ fn bot_pengs_and_eats_only_for_huxi() {
     assert_eq!(Chehuzi::bot_action(&st, 1), chi(&[&["s1", "s2", "s3"]]));
     let eat = Chehuzi::bot_action(&st, 1);
     act(&mut st, 1, eat);
-    assert_eq!(st.hand.as_ref().unwrap().melds[1][0].kind, Kind::Ju);
+    assert_eq!(st.table.hand().unwrap().melds[1][0].kind, Kind::Ju);
 }
 
 #[test]
@@ -1107,7 +1118,7 @@ proptest::proptest! {
             );
             check_events(&st, &out);
             let mut steps = 0;
-            while let Some(h) = &st.hand {
+            while let Some(h) = st.table.hand() {
                 assert_eq!(all_cards(h), full, "cards conserved");
                 steps += 1;
                 assert!(steps < 1_000, "a hand ends");

@@ -1,19 +1,11 @@
-//! The deck, 簸簸 and the deal: from the start of a hand to the first betting round.
+//! 簸簸 and the deal: from the start of a hand to the first betting round; and a deck that deals
+//! given hands.
 
-use super::ranking::single_order;
+use super::ranking::{deck_cards, sorted};
 use super::view::events;
 use super::{Action, Chexuan, HandOver, HandPhase, MAX_BOBO, Play, Rule, data};
 use crate::cards::{Card, remove_cards};
 use crate::engine::{Event, Game, Money, Outcome, RuleError, SeatNo};
-
-/// The 32 cards of the rulings' table, in its order.
-pub(super) fn deck_cards() -> Vec<Card> {
-    crate::hand![
-        "QH", "QD", "2H", "2D", "8H", "8D", "4H", "4D", "10S", "10C", "4S", "4C", "6S", "6C", "JS",
-        "JC", "10H", "10D", "6H", "6D", "7H", "7D", "5S", "5C", "7S", "7C", "8S", "8C", "9S", "9C",
-        "3H", "RJ"
-    ]
-}
 
 /// A full deck array that deals `hands[i]` to seat i when seat 0 deals hand 1 and nobody folds
 /// before the third card: `hands[i][0..2]` hidden, `[2]` the third card, `[3]` the fourth; the
@@ -43,20 +35,6 @@ pub fn deck_for_hands(hands: &[Vec<Card>]) -> Vec<Card> {
     let used = deck.clone();
     deck.extend(deck_cards().into_iter().filter(|c| !used.contains(c)));
     deck
-}
-
-/// Cards as api.md wants a hand shown: strongest first by the single-card order, ties in the
-/// rulings' table order.
-pub(super) fn sorted(cards: &[Card]) -> Vec<Card> {
-    let table = deck_cards();
-    let mut v = cards.to_vec();
-    v.sort_by_key(|c| {
-        (
-            std::cmp::Reverse(single_order(*c)),
-            table.iter().position(|t| t == c),
-        )
-    });
-    v
 }
 
 impl Play<'_> {

@@ -41,8 +41,7 @@ use crate::engine::{
 };
 use betting::bet_options;
 pub use deal::deck_for_hands;
-use deal::{deck_cards, sorted};
-use ranking::{Split, server_split};
+use ranking::{Split, deck_cards, server_split, sorted};
 pub use rules::Rule;
 use settle::base_points;
 pub use view::{Beat, Escape, HandSeat, Legal, SeatView, ShownHand, SplitView, Summary, View};

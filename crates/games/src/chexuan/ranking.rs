@@ -1,5 +1,6 @@
-//! How 扯旋 hands compare: single cards, two-card hands (头 and 尾), splits of four cards into a
-//! head and a tail, the server's own split and the 三花 hands (rulings § Two-card hands).
+//! How 扯旋 hands compare: the rulings' table of the 32 cards, single cards, two-card hands (头
+//! and 尾), splits of four cards into a head and a tail, the server's own split and the 三花
+//! hands (rulings § Two-card hands).
 
 use std::cmp::Ordering;
 
@@ -23,6 +24,15 @@ fn face(card: Card) -> Face {
     }
 }
 
+/// The 32 cards of the rulings' table, in its order.
+pub(super) fn deck_cards() -> Vec<Card> {
+    crate::hand![
+        "QH", "QD", "2H", "2D", "8H", "8D", "4H", "4D", "10S", "10C", "4S", "4C", "6S", "6C", "JS",
+        "JC", "10H", "10D", "6H", "6D", "7H", "7D", "5S", "5C", "7S", "7C", "8S", "8C", "9S", "9C",
+        "3H", "RJ"
+    ]
+}
+
 /// The single-card order used only to break ties between 散牌 of equal points:
 /// 红Q > 红2 > 红8 > 红4 > (黑10 = 黑4 = 黑6) > (黑J = 红10 = 红6 = 红7) > (黑5 = 黑7 = 黑8 = 黑9 = 3H = RJ).
 pub fn single_order(card: Card) -> u8 {
@@ -35,6 +45,20 @@ pub fn single_order(card: Card) -> u8 {
         Face::Black(JACK) | Face::Red(10 | 6 | 7) => 1,
         _ => 0,
     }
+}
+
+/// Cards as api.md wants a hand shown: strongest first by the single-card order, ties in the
+/// rulings' table order.
+pub(super) fn sorted(cards: &[Card]) -> Vec<Card> {
+    let table = deck_cards();
+    let mut v = cards.to_vec();
+    v.sort_by_key(|c| {
+        (
+            std::cmp::Reverse(single_order(*c)),
+            table.iter().position(|t| t == c),
+        )
+    });
+    v
 }
 
 /// Points of one card: Q is 2, J is 1, the big joker 6, 10 is 0, the others their face.

@@ -75,7 +75,7 @@ fn to_action(p: &Play) -> Action {
 }
 
 pub(super) fn bot_action(state: &State, seat: SeatNo) -> Action {
-    let Some(h) = state.hand.as_ref().filter(|h| h.turn == seat) else {
+    let Some(h) = state.table.hand().filter(|h| h.turn == seat) else {
         return Action::Pass {};
     };
     let hand = &h.hands[seat];

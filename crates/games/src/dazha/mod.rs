@@ -3,6 +3,9 @@
 //! The rules as run here, with every choice the rulings leave open, are in
 //! `docs/rules/dazha.md`. `combos` reads and compares combinations and lists legal plays;
 //! `scoring` turns a finished hand (or a 摊牌, or an escape) into points.
+//!
+//! The match is an enum of phases (`Table`): code that needs the hand gets it from the variant
+//! that holds one. It is stored as the fields it always had (`Stored`).
 
 mod bot;
 mod combos;
@@ -12,6 +15,8 @@ mod review_tests;
 mod rule_tests;
 mod rules;
 mod scoring;
+#[cfg(test)]
+mod stored_tests;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -99,12 +104,13 @@ pub enum Action {
     Pass {},
 }
 
+/// Stored as `Stored`, the fields it has always had, so that stored matches and hands load and
+/// save byte for byte as before.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "Stored", into = "Stored")]
 pub struct State {
     opts: Options,
     hand_no: u32,
-    /// Set by an escape: the match is over.
-    finished: bool,
     /// Team (0 or 1, seat 0 is in team 0) of each seat, kept from hand to hand.
     teams: Option<[u8; SEATS]>,
     /// The next played hand draws partners and leader by 3S (first hand, after a 双扣, after a
@@ -112,8 +118,101 @@ pub struct State {
     redraw: bool,
     /// 上游 of the last hand played out: the next hand's leader unless partners are re-drawn.
     next_leader: Option<SeatNo>,
-    hand: Option<HandState>,
+    table: Table,
+}
+
+/// Where the match stands: code that needs the hand gets it from the variant that holds one.
+/// The summary of the last hand (played, 摊牌 or escape) stays on show until the next one ends.
+#[derive(Clone, Debug)]
+enum Table {
+    /// Before the first hand.
+    Waiting,
+    InHand {
+        hand: Box<HandState>,
+        last: Option<Summary>,
+    },
+    /// Between hands.
+    Between { last: Summary },
+    /// An escape ended the match.
+    Finished { last: Summary },
+}
+
+impl Table {
+    /// The hand in play.
+    fn hand(&self) -> Option<&HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
+        }
+    }
+
+    /// The summary of the last hand.
+    fn last(&self) -> Option<&Summary> {
+        match self {
+            Table::Waiting => None,
+            Table::InHand { last, .. } => last.as_ref(),
+            Table::Between { last } | Table::Finished { last } => Some(last),
+        }
+    }
+}
+
+/// The state as it is stored (`matches.state`, `hands.start_state`): these fields, in this
+/// order, are the JSON of every stored dazha match.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    opts: Options,
+    hand_no: u32,
+    /// Set by an escape: the match is over.
+    finished: bool,
+    teams: Option<[u8; SEATS]>,
+    redraw: bool,
+    next_leader: Option<SeatNo>,
+    hand: Option<Box<HandState>>,
     last_hand: Option<Summary>,
+}
+
+impl TryFrom<Stored> for State {
+    type Error = &'static str;
+
+    fn try_from(s: Stored) -> Result<State, Self::Error> {
+        let table = match (s.finished, s.hand, s.last_hand) {
+            (false, None, None) => Table::Waiting,
+            (false, Some(hand), last) => Table::InHand { hand, last },
+            (false, None, Some(last)) => Table::Between { last },
+            (true, None, Some(last)) => Table::Finished { last },
+            (true, Some(_), _) => return Err("a finished dazha match has no hand in play"),
+            (true, None, None) => return Err("a finished dazha match shows the escape"),
+        };
+        Ok(State {
+            opts: s.opts,
+            hand_no: s.hand_no,
+            teams: s.teams,
+            redraw: s.redraw,
+            next_leader: s.next_leader,
+            table,
+        })
+    }
+}
+
+impl From<State> for Stored {
+    fn from(s: State) -> Stored {
+        let (finished, hand, last_hand) = match s.table {
+            Table::Waiting => (false, None, None),
+            Table::InHand { hand, last } => (false, Some(hand), last),
+            Table::Between { last } => (false, None, Some(last)),
+            Table::Finished { last } => (true, None, Some(last)),
+        };
+        Stored {
+            opts: s.opts,
+            hand_no: s.hand_no,
+            finished,
+            teams: s.teams,
+            redraw: s.redraw,
+            next_leader: s.next_leader,
+            hand,
+            last_hand,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -435,7 +534,7 @@ fn does_not_beat(top: &Combo) -> RuleError {
 /// The plays `seat` may make now (besides passing, which `legal_actions` lists): empty when the
 /// seat is not to act. Used by the automatic player, the random tests and load generators.
 pub fn legal_plays(state: &State, seat: SeatNo) -> Vec<Play> {
-    match &state.hand {
+    match state.table.hand() {
         Some(h) if h.turn == seat => combos::legal_plays(
             &h.hands[seat],
             h.round.top().map(|(_, c)| c).as_ref(),
@@ -446,8 +545,9 @@ pub fn legal_plays(state: &State, seat: SeatNo) -> Vec<Play> {
 }
 
 impl State {
+    /// Settles the hand in play, which has been played out.
     fn finish_hand(&mut self, out: &mut Outcome) {
-        let Some(h) = self.hand.take() else {
+        let Some(h) = self.table.hand() else {
             return;
         };
         let leftover = h.round.points + h.hands.iter().map(|c| points_of(c)).sum::<u32>();
@@ -467,6 +567,7 @@ impl State {
         self.end_hand(s.points, s.points, Summary::Played(s.detail), out);
     }
 
+    /// Ends the hand (or the 摊牌 deal) with `summary`, on show between hands.
     fn end_hand(
         &mut self,
         points: [i64; SEATS],
@@ -475,7 +576,7 @@ impl State {
         out: &mut Outcome,
     ) {
         out.end_hand_with_points(self.hand_no, points.to_vec(), units.to_vec(), &summary);
-        self.last_hand = Some(summary);
+        self.table = Table::Between { last: summary };
     }
 }
 
@@ -544,17 +645,19 @@ impl Game for Dazha {
         State {
             opts,
             hand_no: 0,
-            finished: false,
             teams: None,
             redraw: true,
             next_leader: None,
-            hand: None,
-            last_hand: None,
+            table: Table::Waiting,
         }
     }
 
     fn stage(state: &State) -> Stage {
-        Stage::of(state.finished, state.hand.is_some())
+        match state.table {
+            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
+            Table::InHand { .. } => Stage::InHand,
+            Table::Finished { .. } => Stage::Finished,
+        }
     }
 
     fn hand_no(state: &State) -> u32 {
@@ -562,20 +665,29 @@ impl Game for Dazha {
     }
 
     fn phase(state: &State) -> &'static str {
-        match &state.hand {
-            _ if state.finished => "finished",
-            None => "waiting",
-            Some(h) if h.round.top().is_none() => "lead",
-            Some(_) => "follow",
+        match &state.table {
+            Table::Finished { .. } => "finished",
+            Table::Waiting | Table::Between { .. } => "waiting",
+            Table::InHand { hand, .. } if hand.round.top().is_none() => "lead",
+            Table::InHand { .. } => "follow",
         }
     }
 
     fn to_act(state: &State) -> Vec<SeatNo> {
-        state.hand.iter().map(|h| h.turn).collect()
+        state.table.hand().iter().map(|h| h.turn).collect()
     }
 
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
+        let last = match std::mem::replace(&mut state.table, Table::Waiting) {
+            Table::Waiting => None,
+            Table::Between { last } => Some(last),
+            // The service deals only between hands.
+            other @ (Table::InHand { .. } | Table::Finished { .. }) => {
+                state.table = other;
+                return out;
+            }
+        };
         state.hand_no += 1;
         let mut hands: [Vec<Card>; SEATS] = Default::default();
         for (i, &card) in start.deck.iter().enumerate() {
@@ -623,7 +735,7 @@ impl Game for Dazha {
                 partners,
             }),
         ));
-        state.hand = Some(HandState {
+        let hand = Box::new(HandState {
             started_ms: start.ctx.now_ms,
             hands,
             team_of,
@@ -634,6 +746,7 @@ impl Game for Dazha {
             out: Vec::new(),
             bombs: Vec::new(),
         });
+        state.table = Table::InHand { hand, last };
         out
     }
 
@@ -644,7 +757,7 @@ impl Game for Dazha {
         _ctx: Ctx,
     ) -> Result<Outcome, RuleError> {
         let mode = state.opts.mode;
-        let Some(h) = state.hand.as_mut() else {
+        let Table::InHand { hand: h, .. } = &mut state.table else {
             return Err(RuleError::not_your_turn(
                 Shared::NoHandInPlay,
                 "no hand is being played",
@@ -683,8 +796,8 @@ impl Game for Dazha {
 
     fn auto_action(state: &State, seat: SeatNo) -> Action {
         let leading = state
-            .hand
-            .as_ref()
+            .table
+            .hand()
             .is_some_and(|h| h.turn == seat && h.round.top().is_none());
         if !leading {
             return Action::Pass {};
@@ -718,11 +831,12 @@ impl Game for Dazha {
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
         let mut out = Outcome::default();
-        if state.finished || seat >= SEATS {
+        if seat >= SEATS {
             return out;
         }
-        match state.hand.take() {
-            Some(h) => {
+        match &state.table {
+            Table::Finished { .. } => {}
+            Table::InHand { hand: h, .. } => {
                 let lasted = ctx.now_ms.saturating_sub(h.started_ms);
                 let bonus = lasted >= ESCAPE_BONUS_AFTER_MS;
                 let (points, units) = scoring::escape(seat, state.opts.base, bonus);
@@ -735,10 +849,11 @@ impl Game for Dazha {
                 };
                 out.events
                     .push(Event::public("escape", Some(seat), data(&escape)));
-                state.finished = true;
-                state.end_hand(points, units, Summary::Escape(escape), &mut out);
+                let summary = Summary::Escape(escape);
+                out.end_hand_with_points(state.hand_no, points.to_vec(), units.to_vec(), &summary);
+                state.table = Table::Finished { last: summary };
             }
-            None => {
+            Table::Waiting | Table::Between { .. } => {
                 // Not during a hand: no penalty. 中途换人算重新开始牌局, so whoever takes the
                 // seat starts afresh: partners are drawn again by 3S.
                 state.teams = None;
@@ -753,7 +868,7 @@ impl Game for Dazha {
 
     fn view(state: &State, viewer: Option<SeatNo>) -> View {
         let o = &state.opts;
-        let h = state.hand.as_ref();
+        let h = state.table.hand();
         let seats = h.map(|h| {
             (0..SEATS)
                 .map(|s| {
@@ -799,13 +914,13 @@ impl Game for Dazha {
             round: h.map(|h| h.round_view()),
             order_out: h.map(|h| h.out.clone()),
             bombs,
-            last_hand: state.last_hand.clone(),
+            last_hand: state.table.last().cloned(),
             hand,
         }
     }
 
     fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
-        let Some(h) = state.hand.as_ref().filter(|h| h.turn == seat) else {
+        let Some(h) = state.table.hand().filter(|h| h.turn == seat) else {
             return Vec::new();
         };
         match h.round.top() {

@@ -99,7 +99,7 @@ fn leading_refusals_name_their_rules() {
     let e = refused(&mut st, 0, as_straight);
     check(&e, "not_playable_as", &["8S", "8H"]);
     assert!(e.detail_zh.contains("顺子"), "{}", e.detail_zh);
-    st.hand = None;
+    st.table = Table::Waiting;
     check(
         &refused(&mut st, 0, Action::Pass {}),
         "no_hand_in_play",
@@ -151,8 +151,8 @@ fn strength(c: Card) -> u8 {
 /// and then), a run, cards not held, a foreign card, nothing, or a pass.
 fn random_action(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
     let hand = st
-        .hand
-        .as_ref()
+        .table
+        .hand()
         .map(|h| h.hands[seat].clone())
         .unwrap_or_default();
     let reading = rng.chance(15).then(|| KINDS[rng.below(KINDS.len())]);

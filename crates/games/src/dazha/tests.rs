@@ -65,7 +65,7 @@ pub(super) fn table(opts: Options, hands: [&[&str]; 4], team_of: [u8; 4], leader
     st.hand_no = 1;
     st.teams = Some(team_of);
     st.redraw = false;
-    st.hand = Some(HandState {
+    let hand = HandState {
         started_ms: T0.now_ms,
         hands: hands.map(|h| {
             let mut c = cards(h);
@@ -79,8 +79,22 @@ pub(super) fn table(opts: Options, hands: [&[&str]; 4], team_of: [u8; 4], leader
         captured: [0; 4],
         out: Vec::new(),
         bombs: Vec::new(),
-    });
+    };
+    st.table = Table::InHand {
+        hand: Box::new(hand),
+        last: None,
+    };
     st
+}
+
+impl Table {
+    /// The hand in play, to set up a case.
+    pub(super) fn hand_mut(&mut self) -> Option<&mut HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            _ => None,
+        }
+    }
 }
 
 pub(super) const AB: [u8; 4] = [0, 1, 0, 1];
@@ -457,8 +471,8 @@ fn as_picks_one_reading_of_five_of_a_kind() {
         "triple_with_two"
     );
     let h = st
-        .hand
-        .as_ref()
+        .table
+        .hand()
         .expect("seat 2 of the same team still plays");
     assert_eq!(h.out, vec![0]);
     assert!(h.bombs.is_empty(), "read as a triple with two, not a bomb");
@@ -565,7 +579,7 @@ fn the_round_winner_takes_its_fives_tens_and_kings_and_leads() {
     let won = event(&out, "round_won").unwrap();
     assert_eq!(won.seat, Some(2));
     assert_eq!(won.data["points"], 25);
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     assert_eq!(h.captured, [0, 0, 25, 0]);
     assert_eq!(h.turn, 2);
     assert!(h.round.plays.is_empty());
@@ -796,7 +810,7 @@ fn shuangkou_doubles_the_stake_and_cancels_bomb_rewards() {
 fn a_tie_at_100_goes_to_the_upper_team_which_also_gets_what_is_left() {
     let mut st = table(normal(), [&["8S"], &["6S"], &["9S"], &["KH", "5H"]], AB, 1);
     // Team 0 has 105, team 1 90 plus the 15 left in seat 3's hand: 105 each.
-    st.hand.as_mut().unwrap().captured = [60, 30, 45, 60];
+    st.table.hand_mut().unwrap().captured = [60, 30, 45, 60];
     play(&mut st, 1, &["6S"]);
     play(&mut st, 2, &["9S"]);
     pass(&mut st, 3);
@@ -843,7 +857,7 @@ fn partners_are_the_two_spade_three_holders_and_the_first_dealt_leads() {
     let started = event(&out, "hand_started").unwrap();
     assert_eq!(started.data["leader"], 1);
     assert_eq!(started.data["teams"], json!([[0, 2], [1, 3]]));
-    assert_eq!(st.hand.as_ref().unwrap().team_of, [0, 1, 0, 1]);
+    assert_eq!(st.table.hand().unwrap().team_of, [0, 1, 0, 1]);
     for (seat, e) in out.events.iter().filter(|e| e.kind == "dealt").enumerate() {
         assert_eq!(e.to, Visibility::Seats(vec![seat]));
         assert_eq!(e.data["cards"].as_array().unwrap().len(), 27);
@@ -897,7 +911,7 @@ fn the_seat_dealt_the_first_spade_three_leads() {
     assert_eq!(started.data["teams"], json!([[0, 2], [1, 3]]));
     assert_eq!(Dazha::to_act(&st), vec![3]);
 
-    st.hand = None;
+    st.table = Table::Waiting;
     st.teams = Some([0, 0, 1, 1]);
     st.next_leader = Some(0);
     st.redraw = true;
@@ -930,7 +944,7 @@ fn partners_persist_until_a_shuangkou_and_the_upper_leads() {
     assert_eq!(started.data["leader"], 2, "last hand's 上游");
     assert_eq!(started.data["partners"], "kept");
 
-    st.hand = None;
+    st.table = Table::Waiting;
     st.redraw = true;
     let out = start(&mut st, deck_for(&opts, deal));
     let started = event(&out, "hand_started").unwrap();
@@ -1308,7 +1322,7 @@ fn random_hands_keep_every_invariant() {
                     Dazha::auto_action(&st, seat)
                 } else {
                     let plays = legal_plays(&st, seat);
-                    let can_pass = st.hand.as_ref().unwrap().round.top().is_some();
+                    let can_pass = st.table.hand().unwrap().round.top().is_some();
                     let pick = rng.below(plays.len() + usize::from(can_pass));
                     assert!(!plays.is_empty() || can_pass, "a leader always has a play");
                     match plays.get(pick) {
@@ -1336,7 +1350,7 @@ fn random_hands_keep_every_invariant() {
                     played_out += 1;
                     break r;
                 }
-                let h = st.hand.as_ref().unwrap();
+                let h = st.table.hand().unwrap();
                 if steps % 8 == 0 {
                     let mut all = faces(played.iter().copied());
                     for hand in &h.hands {
@@ -1617,7 +1631,7 @@ fn bot_goes_out_when_one_play_empties_its_hand() {
 /// hands exchanged when they hold as many cards: what `seat` cannot see changes.
 fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
     let mut other = st.clone();
-    let h = other.hand.as_mut().unwrap();
+    let h = other.table.hand_mut().unwrap();
     let others: Vec<SeatNo> = (0..4)
         .filter(|&s| s != seat && !h.hands[s].is_empty())
         .collect();
@@ -1645,7 +1659,7 @@ fn random_move(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
     if rng.chance(40) {
         return Dazha::bot_action(st, seat);
     }
-    let following = st.hand.as_ref().is_some_and(|h| h.round.top().is_some());
+    let following = st.table.hand().is_some_and(|h| h.round.top().is_some());
     let plays = legal_plays(st, seat);
     if plays.is_empty() || (following && rng.chance(40)) {
         return Dazha::auto_action(st, seat);
@@ -1727,7 +1741,7 @@ proptest::proptest! {
                 if let Some(r) = out.hand_end {
                     break r;
                 }
-                let h = st.hand.as_ref().unwrap();
+                let h = st.table.hand().unwrap();
                 let mut all = faces(played.iter().copied());
                 for hand in &h.hands {
                     for &c in hand {

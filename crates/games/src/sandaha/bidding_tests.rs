@@ -159,7 +159,7 @@ fn unlimited_bidding_goes_below_70_and_60_is_worth_7() {
 #[test]
 fn banker_takes_the_bottom_and_only_the_banker_sees_it() {
     let mut st = dealt_hand();
-    let bottom = st.hand.as_ref().unwrap().bottom.clone();
+    let bottom = st.table.hand().unwrap().bottom.clone();
     act(&mut st, 0, Action::Bid { value: 90 });
     act(&mut st, 1, Action::Pass {});
     act(&mut st, 2, Action::Pass {});
@@ -180,7 +180,7 @@ fn banker_takes_the_bottom_and_only_the_banker_sees_it() {
 fn all_four_passing_deals_again_within_the_hand() {
     let (mut st, _) = new_hand(limited(), cards(&DECK));
     assert_eq!(cards(&DECK), Sandaha::deck(&limited()));
-    let before = st.hand.as_ref().unwrap().hands.clone();
+    let before = st.table.hand().unwrap().hands.clone();
     let mut out = Outcome::default();
     for s in 0..4 {
         out = act(&mut st, s, Action::Pass {});
@@ -200,7 +200,7 @@ fn all_four_passing_deals_again_within_the_hand() {
     assert_eq!(redeal.data["deal"], 2);
     let dealt: Vec<&Event> = out.events.iter().filter(|e| e.kind == "dealt").collect();
     assert_eq!(dealt.len(), 4);
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     for e in dealt {
         let seat = e.seat.unwrap();
         assert_eq!(e.to, Visibility::Seats(vec![seat]));
@@ -220,7 +220,7 @@ fn all_four_passing_deals_again_within_the_hand() {
     for s in 0..4 {
         act(&mut again, s, Action::Pass {});
     }
-    assert_eq!(again.hand, st.hand);
+    assert_eq!(again.table.hand(), st.table.hand());
 }
 
 /// A match of `hands: 1` as the service runs it: it deals while `Stage::NeedsDeal` and
@@ -289,8 +289,8 @@ fn a_state_stored_with_a_redeal_result_still_loads() {
     stored["hand"]["phase"]["lowest"] = json!(70);
     stored["hand"].as_object_mut().unwrap().remove("deal");
     let loaded: State = serde_json::from_value(stored).unwrap();
-    assert_eq!(loaded.last_result, None);
-    assert_eq!(loaded.hand, st.hand);
+    assert_eq!(loaded.table.last(), None);
+    assert_eq!(loaded.table.hand(), st.table.hand());
 }
 
 /// A redeal is not worked out from what the seats hold: two decks that deal every seat the same
@@ -305,13 +305,13 @@ fn a_redeal_follows_from_the_deal_order_not_from_the_hands() {
     assert_ne!(deck[0], deck[4], "the swap changes the order");
     let (mut a, mut b) = (new_hand(limited(), deck).0, new_hand(limited(), swapped).0);
     assert_eq!(
-        a.hand.as_ref().unwrap().hands,
-        b.hand.as_ref().unwrap().hands,
+        a.table.hand().unwrap().hands,
+        b.table.hand().unwrap().hands,
         "the same sorted hands"
     );
     for s in 0..4 {
         act(&mut a, s, Action::Pass {});
         act(&mut b, s, Action::Pass {});
     }
-    assert_ne!(a.hand.unwrap().hands, b.hand.unwrap().hands);
+    assert_ne!(a.table.hand().unwrap().hands, b.table.hand().unwrap().hands);
 }

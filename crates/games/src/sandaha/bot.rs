@@ -48,7 +48,7 @@ fn bid(b: &Bidding, hand: &[Card], floor: u32) -> Action {
 }
 
 pub(super) fn bot_action(state: &State, seat: SeatNo) -> Action {
-    let Some(h) = state.hand.as_ref().filter(|h| h.phase.turn() == seat) else {
+    let Some(h) = state.table.hand().filter(|h| h.phase.turn() == seat) else {
         return Sandaha::auto_action(state, seat);
     };
     let hand = &h.hands[seat];

@@ -5,6 +5,9 @@
 //! `docs/rules/sandaha.md`. The card order, following with structure and the trick winner are
 //! the shared `trick` module's; `follow` adds sandaha's 甩牌 and automatic lead, `bidding` runs
 //! 定庄, `scoring` the result table, `view` the client types.
+//!
+//! The match is an enum of phases (`Table`): code that needs the hand gets it from the variant
+//! that holds one. It is stored as the fields it always had (`Stored`).
 
 mod bidding;
 #[cfg(test)]
@@ -18,6 +21,8 @@ mod result_tests;
 mod rule_tests;
 mod rules;
 mod scoring;
+#[cfg(test)]
+mod stored_tests;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -109,17 +114,112 @@ pub enum Action {
     },
 }
 
+/// Stored as `Stored`, the fields it has always had, so that stored matches and hands load and
+/// save byte for byte as before.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(try_from = "Stored", into = "Stored")]
 pub struct State {
+    opts: Options,
+    hand_no: u32,
+    /// Who bids first in the next deal.
+    next_first: SeatNo,
+    table: Table,
+}
+
+/// Where the match stands: code that needs the hand gets it from the variant that holds one.
+/// The summary of the last hand stays on show until the next one ends.
+#[derive(Clone, Debug, PartialEq)]
+enum Table {
+    /// No hand has ended yet, or none whose stored summary still reads (`readable_summary`).
+    Waiting,
+    InHand {
+        hand: Box<HandState>,
+        last: Option<Summary>,
+    },
+    /// Between hands.
+    Between { last: Summary },
+    /// An escape ended the match.
+    Finished { last: Summary },
+}
+
+impl Table {
+    /// The hand in play.
+    fn hand(&self) -> Option<&HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
+        }
+    }
+
+    fn hand_mut(&mut self) -> Option<&mut HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
+        }
+    }
+
+    /// The summary of the last hand.
+    fn last(&self) -> Option<&Summary> {
+        match self {
+            Table::Waiting => None,
+            Table::InHand { last, .. } => last.as_ref(),
+            Table::Between { last } | Table::Finished { last } => Some(last),
+        }
+    }
+}
+
+/// The state as it is stored (`matches.state`, `hands.start_state`): these fields, in this
+/// order, are the JSON of every stored sandaha match.
+#[derive(Serialize, Deserialize)]
+struct Stored {
     opts: Options,
     hand_no: u32,
     /// Set by an escape: the match is over.
     finished: bool,
-    /// Who bids first in the next deal.
     next_first: SeatNo,
-    hand: Option<HandState>,
+    hand: Option<Box<HandState>>,
     #[serde(default, deserialize_with = "readable_summary")]
     last_result: Option<Summary>,
+}
+
+impl TryFrom<Stored> for State {
+    type Error = &'static str;
+
+    fn try_from(s: Stored) -> Result<State, Self::Error> {
+        let table = match (s.finished, s.hand, s.last_result) {
+            (false, None, None) => Table::Waiting,
+            (false, Some(hand), last) => Table::InHand { hand, last },
+            (false, None, Some(last)) => Table::Between { last },
+            (true, None, Some(last)) => Table::Finished { last },
+            (true, Some(_), _) => return Err("a finished sandaha match has no hand in play"),
+            (true, None, None) => return Err("a finished sandaha match shows the escape"),
+        };
+        Ok(State {
+            opts: s.opts,
+            hand_no: s.hand_no,
+            next_first: s.next_first,
+            table,
+        })
+    }
+}
+
+impl From<State> for Stored {
+    fn from(s: State) -> Stored {
+        let (finished, hand, last_result) = match s.table {
+            Table::Waiting => (false, None, None),
+            Table::InHand { hand, last } => (false, Some(hand), last),
+            Table::Between { last } => (false, None, Some(last)),
+            Table::Finished { last } => (true, None, Some(last)),
+        };
+        Stored {
+            opts: s.opts,
+            hand_no: s.hand_no,
+            finished,
+            next_first: s.next_first,
+            hand,
+            last_result,
+        }
+    }
 }
 
 /// A stored `last_result` of a kind no hand ends with any more (`{"end":"redeal"}`, from before
@@ -242,11 +342,11 @@ fn next_seat(seat: SeatNo) -> SeatNo {
 }
 
 impl State {
+    /// Ends the hand with `summary`, on show between hands.
     fn end_hand(&mut self, summary: Summary, points: [i64; SEATS], units: [i64; SEATS]) -> Outcome {
         let mut out = Outcome::default();
         out.end_hand_with_points(self.hand_no, points.to_vec(), units.to_vec(), &summary);
-        self.hand = None;
-        self.last_result = Some(summary);
+        self.table = Table::Between { last: summary };
         out
     }
 }
@@ -268,7 +368,7 @@ fn no_hand() -> RuleError {
 
 /// Applies a bidding call and what follows from it.
 fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) -> Option<Outcome> {
-    let h = state.hand.as_mut()?;
+    let h = state.table.hand_mut()?;
     match after {
         bidding::After::Continues => None,
         bidding::After::AllPassed => {
@@ -316,7 +416,7 @@ fn play_cards(
     out: &mut Outcome,
 ) -> Result<Option<Outcome>, RuleError> {
     let hand_no = state.hand_no;
-    let h = state.hand.as_mut().ok_or_else(no_hand)?;
+    let h = state.table.hand_mut().ok_or_else(no_hand)?;
     let Phase::Tricks {
         contract,
         trump,
@@ -507,15 +607,17 @@ impl Game for Sandaha {
         State {
             opts,
             hand_no: 0,
-            finished: false,
             next_first: 0,
-            hand: None,
-            last_result: None,
+            table: Table::Waiting,
         }
     }
 
     fn stage(state: &State) -> Stage {
-        Stage::of(state.finished, state.hand.is_some())
+        match state.table {
+            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
+            Table::InHand { .. } => Stage::InHand,
+            Table::Finished { .. } => Stage::Finished,
+        }
     }
 
     fn hand_no(state: &State) -> u32 {
@@ -523,20 +625,20 @@ impl Game for Sandaha {
     }
 
     fn phase(state: &State) -> &'static str {
-        match &state.hand {
-            _ if state.finished => "finished",
-            None => "waiting",
-            Some(h) => h.phase.name(),
+        match &state.table {
+            Table::Finished { .. } => "finished",
+            Table::Waiting | Table::Between { .. } => "waiting",
+            Table::InHand { hand, .. } => hand.phase.name(),
         }
     }
 
     fn to_act(state: &State) -> Vec<SeatNo> {
-        state.hand.iter().map(|h| h.phase.turn()).collect()
+        state.table.hand().iter().map(|h| h.phase.turn()).collect()
     }
 
     /// **Choice:** burying gets twice the turn: it is the hand's biggest decision.
     fn wait_secs(state: &State, turn_secs: u32) -> u32 {
-        match state.hand.as_ref().map(|h| &h.phase) {
+        match state.table.hand().map(|h| &h.phase) {
             Some(Phase::Bury { .. }) => turn_secs.saturating_mul(2),
             _ => turn_secs,
         }
@@ -544,6 +646,15 @@ impl Game for Sandaha {
 
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
+        let last = match std::mem::replace(&mut state.table, Table::Waiting) {
+            Table::Waiting => None,
+            Table::Between { last } => Some(last),
+            // The service deals only between hands.
+            other @ (Table::InHand { .. } | Table::Finished { .. }) => {
+                state.table = other;
+                return out;
+            }
+        };
         state.hand_no += 1;
         let (hands, bottom) = deal::deal(&start.deck, &mut out);
         let dealt_digest = deal::digest(&start.deck);
@@ -557,7 +668,7 @@ impl Game for Sandaha {
                 bottom_count: bottom.len(),
             }),
         ));
-        state.hand = Some(HandState {
+        let hand = Box::new(HandState {
             started_ms: start.ctx.now_ms,
             first_bidder: first,
             deal: first_deal(),
@@ -567,6 +678,7 @@ impl Game for Sandaha {
             phase: Phase::Bidding(Bidding::new(first)),
             dealt_digest,
         });
+        state.table = Table::InHand { hand, last };
         out
     }
 
@@ -576,7 +688,7 @@ impl Game for Sandaha {
         action: Action,
         _ctx: Ctx,
     ) -> Result<Outcome, RuleError> {
-        let Some(h) = state.hand.as_mut() else {
+        let Some(h) = state.table.hand_mut() else {
             return Err(no_hand());
         };
         let turn = h.phase.turn();
@@ -729,7 +841,7 @@ impl Game for Sandaha {
     }
 
     fn auto_action(state: &State, seat: SeatNo) -> Action {
-        let Some(h) = &state.hand else {
+        let Some(h) = state.table.hand() else {
             return Action::Pass {};
         };
         match &h.phase {
@@ -760,15 +872,19 @@ impl Game for Sandaha {
     }
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
-        if state.finished || seat >= SEATS {
+        if seat >= SEATS {
             return Outcome::default();
         }
-        let Some(h) = &state.hand else {
-            // Between hands nobody is playing: no penalty, the seat waits for a new player.
-            let mut out = Outcome::default();
-            out.events
-                .push(Event::public("left", Some(seat), data(&events::Nothing {})));
-            return out;
+        let h = match &state.table {
+            Table::Finished { .. } => return Outcome::default(),
+            Table::InHand { hand, .. } => hand,
+            Table::Waiting | Table::Between { .. } => {
+                // Between hands nobody is playing: no penalty, the seat waits for a new player.
+                let mut out = Outcome::default();
+                out.events
+                    .push(Event::public("left", Some(seat), data(&events::Nothing {})));
+                return out;
+            }
         };
         let banker = h.phase.contract().map(|c| c.banker);
         let bid = match &h.phase {
@@ -795,13 +911,13 @@ impl Game for Sandaha {
             bonus,
             points: points.to_vec(),
         };
-        state.finished = true;
-        out.merge(state.end_hand(summary, points, units));
+        out.end_hand_with_points(state.hand_no, points.to_vec(), units.to_vec(), &summary);
+        state.table = Table::Finished { last: summary };
         out
     }
 
     fn view(state: &State, viewer: Option<SeatNo>) -> View {
-        let h = state.hand.as_ref();
+        let h = state.table.hand();
         let phase = h.map(|h| &h.phase);
         let contract = phase.and_then(Phase::contract);
         let trump = phase.and_then(Phase::trump);
@@ -849,12 +965,12 @@ impl Game for Sandaha {
                 .collect(),
             trick: tricks.map(|t| t.current.clone()),
             tricks: tricks.map(|t| t.done.clone()).unwrap_or_default(),
-            last_result: state.last_result.clone(),
+            last_result: state.table.last().cloned(),
         }
     }
 
     fn legal_actions(state: &State, seat: SeatNo) -> Vec<Legal> {
-        let Some(h) = state.hand.as_ref().filter(|h| h.phase.turn() == seat) else {
+        let Some(h) = state.table.hand().filter(|h| h.phase.turn() == seat) else {
             return Vec::new();
         };
         match &h.phase {

@@ -89,7 +89,7 @@ fn bidding_burying_and_surrender_refusals_name_their_rules() {
         &[],
     );
     act(&mut st, 0, Action::Trump { suit: None });
-    let hand = st.hand.as_ref().unwrap().hands[0].clone();
+    let hand = st.table.hand().unwrap().hands[0].clone();
     let seven = Action::Bury {
         cards: hand[..7].to_vec(),
     };
@@ -113,7 +113,7 @@ fn bidding_burying_and_surrender_refusals_name_their_rules() {
 
 /// An action that is often refused: one of the phase's own, or another phase's.
 fn random_action(st: &State, seat: SeatNo, rng: &mut Rng) -> Action {
-    let Some(h) = st.hand.as_ref() else {
+    let Some(h) = st.table.hand() else {
         return Action::Pass {};
     };
     let hand = &h.hands[seat];

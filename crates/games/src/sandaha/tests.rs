@@ -36,7 +36,7 @@ pub(super) fn at_play(
     let order = order(trump);
     let mut st = Sandaha::new_match(limited(), 4);
     st.hand_no = 1;
-    st.hand = Some(HandState {
+    let hand = Box::new(HandState {
         started_ms: T0.now_ms,
         first_bidder: 0,
         deal: 1,
@@ -60,11 +60,12 @@ pub(super) fn at_play(
             },
         },
     });
+    st.table = Table::InHand { hand, last: None };
     st
 }
 
 pub(super) fn tricks_mut(st: &mut State) -> &mut Tricks {
-    match &mut st.hand.as_mut().unwrap().phase {
+    match &mut st.table.hand_mut().unwrap().phase {
         Phase::Tricks { play, .. } => play,
         _ => panic!("not in the trick phase"),
     }
@@ -142,7 +143,7 @@ pub(super) fn dealt_hand() -> State {
 }
 
 pub(super) fn bidding(st: &State) -> &Bidding {
-    match &st.hand.as_ref().unwrap().phase {
+    match &st.table.hand().unwrap().phase {
         Phase::Bidding(b) => b,
         _ => panic!("not bidding"),
     }
@@ -162,7 +163,7 @@ fn deck_is_two_decks_without_threes_and_fours() {
 fn deck_array_deals_cards_0_to_83_by_seat_and_84_to_91_to_the_bottom() {
     let deck = Sandaha::deck(&limited());
     let (st, out) = new_hand(limited(), deck.clone());
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     for s in 0..SEATS {
         assert_eq!(h.hands[s].len(), 21);
         let mut mine: Vec<Card> = (0..84).filter(|i| i % 4 == s).map(|i| deck[i]).collect();
@@ -224,8 +225,8 @@ fn own_hand_is_sorted_strongest_first() {
 /// A dealt hand where `banker` won the bidding at 90 and has named no trump yet.
 pub(super) fn banker_named(banker: SeatNo) -> State {
     let mut st = dealt_hand();
-    st.hand.as_mut().unwrap().first_bidder = banker;
-    st.hand.as_mut().unwrap().phase = Phase::Bidding(Bidding::new(banker));
+    st.table.hand_mut().unwrap().first_bidder = banker;
+    st.table.hand_mut().unwrap().phase = Phase::Bidding(Bidding::new(banker));
     act(&mut st, banker, Action::Bid { value: 90 });
     for i in 1..4 {
         act(&mut st, (banker + i) % 4, Action::Pass {});
@@ -257,7 +258,7 @@ fn banker_names_trump_then_buries_8_then_decides() {
         Sandaha::legal_actions(&st, 1),
         vec![Legal::Bury { count: 8 }]
     );
-    let hand = st.hand.as_ref().unwrap().hands[1].clone();
+    let hand = st.table.hand().unwrap().hands[1].clone();
     let e = refused(
         &mut st,
         1,
@@ -299,7 +300,7 @@ fn burying_any_cards_including_trumps_and_point_cards_is_allowed() {
             suit: Some(Suit::H),
         },
     );
-    let hand = st.hand.as_ref().unwrap().hands[0].clone();
+    let hand = st.table.hand().unwrap().hands[0].clone();
     // The strongest eight: jokers and 7s included.
     act(
         &mut st,
@@ -525,7 +526,7 @@ fn a_void_follower_trumping_beats_the_led_suit() {
         Some(Suit::D),
     );
     // The seed's 3D is not in this deck; 5D is the lowest trump of diamonds.
-    st.hand.as_mut().unwrap().hands[3] = cards(&["5D"]);
+    st.table.hand_mut().unwrap().hands[3] = cards(&["5D"]);
     lead_from(&mut st, 0, 0);
     play(&mut st, 0, &["5C"]);
     play(&mut st, 1, &["6C"]);
@@ -977,7 +978,7 @@ pub(super) fn random_subset(rng: &mut Rng, from: &[Card], n: usize) -> Vec<Card>
 
 /// A random attempt at a play: often illegal, which `apply` must refuse.
 pub(super) fn random_play(rng: &mut Rng, st: &State, seat: SeatNo) -> Vec<Card> {
-    let h = st.hand.as_ref().unwrap();
+    let h = st.table.hand().unwrap();
     let Phase::Tricks { trump, play, .. } = &h.phase else {
         unreachable!()
     };
@@ -1047,7 +1048,7 @@ fn random_hands_keep_every_invariant() {
                 if e.kind == "dealt" {
                     let s = e.seat.unwrap();
                     assert_eq!(e.to, Visibility::Seats(vec![s]));
-                    assert_eq!(e.data["cards"], json!(st.hand.as_ref().unwrap().hands[s]));
+                    assert_eq!(e.data["cards"], json!(st.table.hand().unwrap().hands[s]));
                 } else {
                     assert_eq!(e.to, Visibility::All);
                     assert_within(&e.data, &[], e.kind);
@@ -1065,7 +1066,7 @@ fn random_hands_keep_every_invariant() {
                         .hand_end
                         .expect("an escape ends the hand");
                 }
-                let h = st.hand.as_ref().unwrap();
+                let h = st.table.hand().unwrap();
                 let attempt = match &h.phase {
                     _ if rng.below(10) == 0 => None,
                     Phase::Bidding(b) => Some(if rng.below(3) == 0 {
@@ -1122,14 +1123,14 @@ fn random_hands_keep_every_invariant() {
                     }
                 };
                 let banker = st
-                    .hand
-                    .as_ref()
+                    .table
+                    .hand()
                     .and_then(|h| h.phase.contract())
                     .map(|c| c.banker);
                 // Public cards: every card played so far in the hand. Collected only when some
                 // check needs them: a play's own event shows only cards just made public.
                 let needed = steps % 4 == 0 || out.events.iter().any(|e| e.kind != "play");
-                let public: Vec<Card> = match st.hand.as_ref().map(|h| &h.phase) {
+                let public: Vec<Card> = match st.table.hand().map(|h| &h.phase) {
                     Some(Phase::Tricks { play, .. }) if needed => play
                         .done
                         .iter()
@@ -1147,7 +1148,7 @@ fn random_hands_keep_every_invariant() {
                         }
                         // A redeal's new hands, each to its own seat only.
                         (Visibility::Seats(s), "dealt") => {
-                            let h = st.hand.as_ref().expect("dealt within the hand");
+                            let h = st.table.hand().expect("dealt within the hand");
                             assert_eq!(s, &vec![e.seat.unwrap()]);
                             assert_eq!(e.data["cards"], json!(h.hands[s[0]]));
                         }
@@ -1157,7 +1158,7 @@ fn random_hands_keep_every_invariant() {
                 if let Some(r) = out.hand_end {
                     break r;
                 }
-                let h = st.hand.as_ref().unwrap();
+                let h = st.table.hand().unwrap();
                 if steps % 4 != 0 {
                     continue;
                 }
@@ -1392,7 +1393,7 @@ fn bot_plays(st: &State, seat: SeatNo) -> Vec<Card> {
 /// Seat 0 to bid first with `hand` in place of the dealt one, `standing` the bid standing.
 fn bidding_with(hand: &[&str], standing: Option<(SeatNo, u32)>) -> State {
     let mut st = dealt_hand();
-    let h = st.hand.as_mut().unwrap();
+    let h = st.table.hand_mut().unwrap();
     h.hands[0] = cards(hand);
     let mut b = Bidding::new(0);
     b.standing = standing;
@@ -1501,7 +1502,7 @@ fn bot_banker_leads_a_sure_winner_and_defenders_feed_each_other() {
 /// hands, or between another hand and the bottom while `seat` has not seen the bottom.
 fn hide_differently(st: &State, seat: SeatNo, rng: &mut Rng) -> State {
     let mut other = st.clone();
-    let h = other.hand.as_mut().unwrap();
+    let h = other.table.hand_mut().unwrap();
     let banker = h.phase.contract().map(|c| c.banker);
     let bottom_hidden = !h.bottom.is_empty() && banker != Some(seat);
     let others: Vec<SeatNo> = (0..4)
@@ -1611,7 +1612,7 @@ proptest::proptest! {
                 assert_eq!(Sandaha::bot_action(&blind, seat), action, "hidden cards moved");
                 let out = Sandaha::apply(&mut st, seat, action.clone(), T0)
                     .unwrap_or_else(|e| panic!("{action:?} by {seat}: {}", e.detail));
-                let h = st.hand.as_ref();
+                let h = st.table.hand();
                 let public: Vec<Card> = match h.map(|h| &h.phase) {
                     Some(Phase::Tricks { play, .. }) => play
                         .done
@@ -1629,7 +1630,7 @@ proptest::proptest! {
                 if let Some(r) = out.hand_end {
                     break r;
                 }
-                let h = st.hand.as_ref().unwrap();
+                let h = st.table.hand().unwrap();
                 let mut all: Vec<Card> = h
                     .hands
                     .iter()

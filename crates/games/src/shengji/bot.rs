@@ -15,7 +15,7 @@ use crate::trick::bot::{self, Seen};
 pub(super) const LONG_SUIT: usize = 14;
 
 pub(super) fn bot_action(state: &State, seat: SeatNo) -> Action {
-    let Some(h) = &state.hand else {
+    let Some(h) = state.table.hand() else {
         return Shengji::auto_action(state, seat);
     };
     if !Shengji::to_act(state).contains(&seat) {

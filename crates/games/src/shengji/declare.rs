@@ -2,24 +2,12 @@
 //! 2s of one suit or pass; a later declaration needs more cards and never overrides the seat's
 //! own; three passes after the last declaration (or four with none) end it.
 
-use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::view::events;
-use super::{Phase, Playing, Rule, SEATS, State, data, no_hand};
+use super::events;
+use super::{Declaration, Phase, Playing, Rule, SEATS, State, data, no_hand};
 use crate::cards::{Card, Suit, holds_all};
 use crate::engine::{Event, Outcome, RuleError, SeatNo};
-
-/// The standing declaration: who showed how many 2s of which suit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-pub struct Declaration {
-    /// The declarer.
-    pub seat: SeatNo,
-    /// The suit declared trump.
-    pub suit: Suit,
-    /// How many identical 2s of the suit it showed (1 to 4).
-    pub count: u8,
-}
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub(super) struct Declaring {
@@ -76,7 +64,7 @@ pub(super) fn declare(
     cards: &[Card],
     out: &mut Outcome,
 ) -> Result<(), RuleError> {
-    let Some(h) = state.hand.as_mut() else {
+    let Some(h) = state.table.hand_mut() else {
         return Err(no_hand());
     };
     let Phase::Declaring(d) = &mut h.phase else {
@@ -137,7 +125,7 @@ pub(super) fn declare(
 pub(super) fn pass(state: &mut State, seat: SeatNo, out: &mut Outcome) -> Result<(), RuleError> {
     let hand_no = state.hand_no;
     let known_dealer = state.next_dealer;
-    let Some(h) = state.hand.as_mut() else {
+    let Some(h) = state.table.hand_mut() else {
         return Err(no_hand());
     };
     let Phase::Declaring(d) = &mut h.phase else {

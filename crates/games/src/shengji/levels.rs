@@ -1,6 +1,11 @@
-//! The level table and who deals next: what a hand's defender points are worth.
+//! The level table and who deals next: what a hand's defender points are worth, and the
+//! settlement of a hand (`Summary`).
 
-use crate::cards::ACE;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+use super::Declaration;
+use crate::cards::{ACE, Suit};
 use crate::engine::SeatNo;
 
 /// Points between level steps: 20 per deck, four decks.
@@ -53,4 +58,51 @@ pub fn hand_points(gaining_team: usize, gain: u8) -> Vec<i64> {
             }
         })
         .collect()
+}
+
+/// The settlement of a hand (`last_result`).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Summary {
+    /// A hand played out.
+    Played {
+        /// The hand's number in the match, from 1.
+        hand_no: u32,
+        /// The hand's dealer (庄家).
+        dealer: SeatNo,
+        /// The hand's trump suit.
+        trump: Suit,
+        /// The declaration that stood; null when nobody declared.
+        declaration: Option<Declaration>,
+        /// Card points the defenders (抓分方) took.
+        defenders_points: u32,
+        /// The team that gained `levels_gained` (0 when the defenders only took the deal).
+        gaining_team: usize,
+        levels_gained: u8,
+        /// Each team's level before the hand.
+        levels_before: [u8; 2],
+        /// Each team's level after the hand.
+        levels_after: [u8; 2],
+        /// The dealer of the next hand.
+        next_dealer: SeatNo,
+        /// Set when a team passed A.
+        match_winner: Option<usize>,
+        /// Each seat's points for the hand.
+        points: Vec<i64>,
+    },
+    /// 逃跑: the leaver's team lost the match.
+    Escape {
+        /// The hand's number in the match, from 1.
+        hand_no: u32,
+        /// The seat that escaped.
+        seat: SeatNo,
+        /// How long the hand had lasted, in milliseconds.
+        lasted_ms: i64,
+        /// The others gained 1 point each: the hand had lasted 30 s.
+        bonus: bool,
+        /// The team that won the match: the leaver's opponents.
+        match_winner: usize,
+        /// Each seat's points: the leaver pays each other seat 3 (plus the bonus).
+        points: Vec<i64>,
+    },
 }

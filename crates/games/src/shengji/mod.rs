@@ -2,18 +2,24 @@
 //! trumps declared in the dark (暗叫), levels 2 → A.
 //!
 //! The rules as run here, with every choice the rulings leave open, are in
-//! `docs/rules/shengji.md`. `declare` runs the declaration phase, `levels` the level table,
-//! `view` what each seat may see; the card order and following with structure are the shared
-//! `trick` module's.
+//! `docs/rules/shengji.md`. `declare` runs the declaration phase, `levels` the level table and
+//! a hand's settlement, `view` what each seat may see, `events` the data of the events; the
+//! card order and following with structure are the shared `trick` module's.
+//!
+//! The match is an enum of phases (`Table`): code that needs the hand gets it from the variant
+//! that holds one. It is stored as the fields it always had (`Stored`).
 
 mod bot;
 #[cfg(test)]
 mod deck_tests;
 mod declare;
+mod events;
 mod levels;
 #[cfg(test)]
 mod rule_tests;
 mod rules;
+#[cfg(test)]
+mod stored_tests;
 #[cfg(test)]
 mod tests;
 mod view;
@@ -32,11 +38,9 @@ use crate::engine::{
 };
 use crate::trick::{self, Order, Ranks};
 
-pub use declare::Declaration;
-pub use levels::{STEP, level_change, next_dealer, team};
+pub use levels::{STEP, Summary, level_change, next_dealer, team};
 pub use rules::Rule;
-use view::events;
-pub use view::{DeclareOption, Legal, Shape, Summary, TrickView, View};
+pub use view::{DeclareOption, Legal, Shape, TrickView, View};
 
 pub struct Shengji;
 
@@ -75,7 +79,10 @@ pub enum Action {
     },
 }
 
+/// Stored as `Stored`, the fields it has always had, so that stored matches and hands load and
+/// save byte for byte as before.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(try_from = "Stored", into = "Stored")]
 pub struct State {
     hand_no: u32,
     /// Each team's level, 2..=14 (A); team 0 is seats 0 and 2.
@@ -84,12 +91,118 @@ pub struct State {
     next_dealer: Option<SeatNo>,
     /// The dealer of the last hand: the seat after it declares first.
     last_dealer: Option<SeatNo>,
+    table: Table,
+}
+
+/// Where the match stands: code that needs the hand gets it from the variant that holds one.
+/// The summary of the last hand stays on show until the next one ends.
+#[derive(Clone, Debug)]
+enum Table {
+    /// Before the first hand.
+    Waiting,
+    InHand {
+        hand: Box<HandState>,
+        last: Option<Summary>,
+    },
+    /// Between hands.
+    Between { last: Summary },
+    /// A team passed A, or someone left after the first hand: `winner` won the match.
+    Finished { winner: usize, last: Summary },
+}
+
+impl Table {
+    /// The hand in play.
+    fn hand(&self) -> Option<&HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
+        }
+    }
+
+    fn hand_mut(&mut self) -> Option<&mut HandState> {
+        match self {
+            Table::InHand { hand, .. } => Some(hand),
+            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
+        }
+    }
+
+    /// The summary of the last hand.
+    fn last(&self) -> Option<&Summary> {
+        match self {
+            Table::Waiting => None,
+            Table::InHand { last, .. } => last.as_ref(),
+            Table::Between { last } | Table::Finished { last, .. } => Some(last),
+        }
+    }
+
+    /// The team that won the match, once over.
+    fn winner(&self) -> Option<usize> {
+        match self {
+            Table::Finished { winner, .. } => Some(*winner),
+            Table::Waiting | Table::InHand { .. } | Table::Between { .. } => None,
+        }
+    }
+}
+
+/// The state as it is stored (`matches.state`, `hands.start_state`): these fields, in this
+/// order, are the JSON of every stored shengji match.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    hand_no: u32,
+    levels: [u8; 2],
+    next_dealer: Option<SeatNo>,
+    last_dealer: Option<SeatNo>,
     /// Set when the match is over (a team passed A, or someone left).
     finished: bool,
     /// The team that won the match.
     winner: Option<usize>,
-    hand: Option<HandState>,
+    hand: Option<Box<HandState>>,
     last_result: Option<Summary>,
+}
+
+impl TryFrom<Stored> for State {
+    type Error = &'static str;
+
+    fn try_from(s: Stored) -> Result<State, Self::Error> {
+        let table = match (s.finished, s.winner, s.hand, s.last_result) {
+            (false, None, None, None) => Table::Waiting,
+            (false, None, Some(hand), last) => Table::InHand { hand, last },
+            (false, None, None, Some(last)) => Table::Between { last },
+            (true, Some(winner), None, Some(last)) => Table::Finished { winner, last },
+            (false, Some(_), _, _) => return Err("a shengji match under way has no winner"),
+            (true, None, _, _) => return Err("a finished shengji match has a winner"),
+            (true, Some(_), Some(_), _) => return Err("a finished shengji match has no hand"),
+            (true, Some(_), None, None) => return Err("a finished shengji match shows a result"),
+        };
+        Ok(State {
+            hand_no: s.hand_no,
+            levels: s.levels,
+            next_dealer: s.next_dealer,
+            last_dealer: s.last_dealer,
+            table,
+        })
+    }
+}
+
+impl From<State> for Stored {
+    fn from(s: State) -> Stored {
+        let (finished, winner, hand, last_result) = match s.table {
+            Table::Waiting => (false, None, None, None),
+            Table::InHand { hand, last } => (false, None, Some(hand), last),
+            Table::Between { last } => (false, None, None, Some(last)),
+            Table::Finished { winner, last } => (true, Some(winner), None, Some(last)),
+        };
+        Stored {
+            hand_no: s.hand_no,
+            levels: s.levels,
+            next_dealer: s.next_dealer,
+            last_dealer: s.last_dealer,
+            finished,
+            winner,
+            hand,
+            last_result,
+        }
+    }
 }
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
@@ -115,6 +228,17 @@ struct Playing {
     trick: Vec<Played>,
     tricks: Vec<TrickView>,
     defenders_points: u32,
+}
+
+/// The standing declaration: who showed how many 2s of which suit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+pub struct Declaration {
+    /// The declarer.
+    pub seat: SeatNo,
+    /// The suit declared trump.
+    pub suit: Suit,
+    /// How many identical 2s of the suit it showed (1 to 4).
+    pub count: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -151,7 +275,7 @@ fn no_hand() -> RuleError {
 impl State {
     /// Plays `cards` for `seat` in the playing phase.
     fn play(&mut self, seat: SeatNo, cards: Vec<Card>, out: &mut Outcome) -> Result<(), RuleError> {
-        let Some(h) = self.hand.as_mut() else {
+        let Some(h) = self.table.hand_mut() else {
             return Err(no_hand());
         };
         let Phase::Playing(p) = &mut h.phase else {
@@ -215,7 +339,7 @@ impl State {
         let Some(HandState {
             phase: Phase::Playing(p),
             ..
-        }) = self.hand.take()
+        }) = self.table.hand()
         else {
             return;
         };
@@ -235,10 +359,6 @@ impl State {
         let dealer = next_dealer(p.dealer, dealers_won);
         self.last_dealer = Some(p.dealer);
         self.next_dealer = Some(dealer);
-        if match_winner.is_some() {
-            self.finished = true;
-            self.winner = match_winner;
-        }
         let summary = Summary::Played {
             hand_no: self.hand_no,
             dealer: p.dealer,
@@ -253,13 +373,26 @@ impl State {
             match_winner,
             points: points.clone(),
         };
-        self.end_hand(points.clone(), points, summary, out);
+        self.end_hand(points.clone(), points, summary, match_winner, out);
     }
 
-    fn end_hand(&mut self, points: Vec<i64>, units: Vec<i64>, summary: Summary, out: &mut Outcome) {
+    /// Ends the hand with `summary`, on show from now on; `winner`, when set, won the match.
+    fn end_hand(
+        &mut self,
+        points: Vec<i64>,
+        units: Vec<i64>,
+        summary: Summary,
+        winner: Option<usize>,
+        out: &mut Outcome,
+    ) {
         out.end_hand_with_points(self.hand_no, points, units, &summary);
-        self.last_result = Some(summary);
-        self.hand = None;
+        self.table = match winner {
+            Some(winner) => Table::Finished {
+                winner,
+                last: summary,
+            },
+            None => Table::Between { last: summary },
+        };
     }
 }
 
@@ -303,15 +436,16 @@ impl Game for Shengji {
             levels: [START_LEVEL; 2],
             next_dealer: None,
             last_dealer: None,
-            finished: false,
-            winner: None,
-            hand: None,
-            last_result: None,
+            table: Table::Waiting,
         }
     }
 
     fn stage(state: &State) -> Stage {
-        Stage::of(state.finished, state.hand.is_some())
+        match state.table {
+            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
+            Table::InHand { .. } => Stage::InHand,
+            Table::Finished { .. } => Stage::Finished,
+        }
     }
 
     fn hand_no(state: &State) -> u32 {
@@ -319,39 +453,35 @@ impl Game for Shengji {
     }
 
     fn phase(state: &State) -> &'static str {
-        match &state.hand {
-            Some(HandState {
-                phase: Phase::Declaring(_),
-                ..
-            }) => "declaring",
-            Some(HandState {
-                phase: Phase::Playing(_),
-                ..
-            }) => "playing",
-            None if state.finished => "finished",
-            None => "between_hands",
+        match &state.table {
+            Table::InHand { hand, .. } => match hand.phase {
+                Phase::Declaring(_) => "declaring",
+                Phase::Playing(_) => "playing",
+            },
+            Table::Finished { .. } => "finished",
+            Table::Waiting | Table::Between { .. } => "between_hands",
         }
     }
 
     fn to_act(state: &State) -> Vec<SeatNo> {
-        match &state.hand {
-            Some(HandState {
-                phase: Phase::Declaring(d),
-                ..
-            }) => vec![d.turn],
-            Some(HandState {
-                phase: Phase::Playing(p),
-                ..
-            }) => vec![p.turn],
+        match state.table.hand().map(|h| &h.phase) {
+            Some(Phase::Declaring(d)) => vec![d.turn],
+            Some(Phase::Playing(p)) => vec![p.turn],
             None => Vec::new(),
         }
     }
 
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
-        if state.finished {
-            return out;
-        }
+        let last = match std::mem::replace(&mut state.table, Table::Waiting) {
+            Table::Waiting => None,
+            Table::Between { last } => Some(last),
+            // The service deals only between hands.
+            other @ (Table::InHand { .. } | Table::Finished { .. }) => {
+                state.table = other;
+                return out;
+            }
+        };
         state.hand_no += 1;
         let mut hands: [Vec<Card>; SEATS] = Default::default();
         for (i, &c) in start.deck.iter().enumerate() {
@@ -377,11 +507,12 @@ impl Game for Shengji {
                 first_to_declare: first,
             }),
         ));
-        state.hand = Some(HandState {
+        let hand = Box::new(HandState {
             started_ms: start.ctx.now_ms,
             hands,
             phase: Phase::Declaring(declare::Declaring::new(first)),
         });
+        state.table = Table::InHand { hand, last };
         out
     }
 
@@ -408,7 +539,7 @@ impl Game for Shengji {
     }
 
     fn auto_action(state: &State, seat: SeatNo) -> Action {
-        let Some(h) = &state.hand else {
+        let Some(h) = state.table.hand() else {
             return Action::Pass {};
         };
         match &h.phase {
@@ -433,11 +564,13 @@ impl Game for Shengji {
 
     fn leave(state: &mut State, seat: SeatNo, ctx: Ctx, _wallet: i64) -> Outcome {
         let mut out = Outcome::default();
-        if state.finished || seat >= SEATS {
+        if seat >= SEATS {
             return out;
         }
-        match state.hand.take() {
-            Some(h) => {
+        let left = || Event::public("left", Some(seat), data(&events::Nothing {}));
+        match &state.table {
+            Table::Finished { .. } => {}
+            Table::InHand { hand: h, .. } => {
                 let lasted_ms = ctx.now_ms.saturating_sub(h.started_ms);
                 let bonus = lasted_ms >= ESCAPE_BONUS_AFTER_MS;
                 let units: Vec<i64> = (0..SEATS)
@@ -454,8 +587,6 @@ impl Game for Shengji {
                     .enumerate()
                     .map(|(s, &u)| u + i64::from(bonus && s != seat))
                     .collect();
-                state.finished = true;
-                state.winner = Some(1 - team(seat));
                 let summary = Summary::Escape {
                     hand_no: state.hand_no,
                     seat,
@@ -466,17 +597,17 @@ impl Game for Shengji {
                 };
                 out.events
                     .push(Event::public("escape", Some(seat), data(&summary)));
-                state.end_hand(points, units, summary, &mut out);
+                state.end_hand(points, units, summary, Some(1 - team(seat)), &mut out);
             }
-            None => {
-                // Between hands no hand is running, so nothing is paid; once a hand has been
-                // played the match cannot go on without the team, which loses it.
-                if state.hand_no > 0 {
-                    state.finished = true;
-                    state.winner = Some(1 - team(seat));
-                }
-                out.events
-                    .push(Event::public("left", Some(seat), data(&events::Nothing {})));
+            // Between hands no hand is running, so nothing is paid; once a hand has been played
+            // the match cannot go on without the team, which loses it.
+            Table::Waiting => out.events.push(left()),
+            Table::Between { last } => {
+                state.table = Table::Finished {
+                    winner: 1 - team(seat),
+                    last: last.clone(),
+                };
+                out.events.push(left());
             }
         }
         out

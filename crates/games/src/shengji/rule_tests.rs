@@ -48,7 +48,7 @@ fn declaration_refusals_name_the_cards_shown() {
     assert!(e.detail_zh.contains("2"), "{}", e.detail_zh);
     let e = refused(&mut s, 0, declare(&["3H", "3H"]));
     check(&e, "declare_identical_twos", &["3H", "3H"]);
-    let held = s.hand.as_ref().unwrap().hands[0]
+    let held = s.table.hand().unwrap().hands[0]
         .iter()
         .filter(|&&c| c == Card::new(2, Suit::H))
         .count();
@@ -70,7 +70,7 @@ fn declaration_refusals_name_the_cards_shown() {
     check(&e, "not_your_turn", &[]);
     // The seat standing is never asked while its own declaration stands; were it asked, it
     // could not override itself.
-    let Phase::Declaring(d) = &mut s.hand.as_mut().unwrap().phase else {
+    let Phase::Declaring(d) = &mut s.table.hand_mut().unwrap().phase else {
         panic!("declaring")
     };
     d.turn = 1;
@@ -93,7 +93,7 @@ fn phase_and_lead_refusals_name_their_rules() {
         "action_not_in_phase",
         &[],
     );
-    let hand = s.hand.as_ref().unwrap().hands[0].clone();
+    let hand = s.table.hand().unwrap().hands[0].clone();
     // Sorted strongest first: the first card is a trump, the last a plain card.
     let mixed = vec![hand[0], hand[53]];
     let e = refused(
@@ -106,7 +106,7 @@ fn phase_and_lead_refusals_name_their_rules() {
     assert_eq!((e.rule, &e.cards), ("lead_one_suit", &mixed));
     assert!(playing(&s).order().is_trump(hand[0]));
     check(&refused(&mut s, 0, play(&[])), "empty_play", &[]);
-    s.hand = None;
+    s.table = Table::Waiting;
     check(&refused(&mut s, 0, Action::Pass {}), "not_your_turn", &[]);
 }
 
@@ -143,7 +143,7 @@ fn a_six_card_follow_without_the_quad_and_pair_names_the_cards_played() {
         &["AH", "AH", "AH", "AH", "QH"],
     );
     let order = playing(&s).order();
-    let off: Vec<Card> = s.hand.as_ref().unwrap().hands[1]
+    let off: Vec<Card> = s.table.hand().unwrap().hands[1]
         .iter()
         .copied()
         .filter(|&c| order.eff(c) != Some(trick::EffSuit::Plain(Suit::H)))
@@ -166,7 +166,7 @@ fn random_subset(rng: &mut Rng, from: &[Card], n: usize) -> Vec<Card> {
 /// An action that is often refused: declarations of any cards, leads of any shape, follows
 /// of the led suit's cards or any others.
 fn random_action(s: &State, seat: SeatNo, rng: &mut Rng) -> Action {
-    let Some(h) = s.hand.as_ref() else {
+    let Some(h) = s.table.hand() else {
         return Action::Pass {};
     };
     let hand = &h.hands[seat];

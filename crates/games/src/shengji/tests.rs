@@ -74,7 +74,7 @@ fn pass(s: &mut State, seat: SeatNo) {
 }
 
 pub(super) fn playing(s: &State) -> &Playing {
-    match &s.hand.as_ref().unwrap().phase {
+    match &s.table.hand().unwrap().phase {
         Phase::Playing(p) => p,
         Phase::Declaring(_) => panic!("still declaring"),
     }
@@ -102,7 +102,7 @@ fn the_deck_is_four_decks_with_jokers_and_card_i_goes_to_seat_i_mod_4() {
     assert_eq!(deck.iter().filter(|&&x| x == c("RJ")).count(), 4);
     let d = shuffled(3);
     let s = started(d.clone());
-    let h = s.hand.as_ref().unwrap();
+    let h = s.table.hand().unwrap();
     for seat in 0..4 {
         let dealt: Vec<Card> = d.iter().skip(seat).step_by(4).copied().collect();
         assert_eq!(canonical(&h.hands[seat]), canonical(&dealt));
@@ -141,7 +141,7 @@ fn a_declaration_must_be_identical_twos_held() {
     ] {
         assert!(declare(&mut s, 0, bad).is_err(), "{bad:?}");
     }
-    let held = s.hand.as_ref().unwrap().hands[0]
+    let held = s.table.hand().unwrap().hands[0]
         .iter()
         .filter(|&&x| x == c("2D"))
         .count();
@@ -276,7 +276,7 @@ fn a_played_hand_scores_zero_sum_and_the_next_hand_follows_the_result() {
         levels_gained,
         levels_after,
         ..
-    }) = s.last_result.clone()
+    }) = s.table.last().cloned()
     else {
         panic!("a played summary");
     };
@@ -327,7 +327,7 @@ fn a_team_passing_ace_wins_the_match() {
         gaining_team,
         match_winner,
         ..
-    }) = s.last_result.clone()
+    }) = s.table.last().cloned()
     else {
         panic!()
     };
@@ -357,7 +357,7 @@ fn escape_loses_the_match_and_pays_three_to_each_other_player() {
     assert_eq!(r.points, vec![3, -9, 3, 3]);
     assert_eq!(r.units, vec![3, -9, 3, 3]);
     assert_eq!(Shengji::stage(&s), Stage::Finished);
-    assert_eq!(s.winner, Some(0));
+    assert_eq!(s.table.winner(), Some(0));
 
     let mut s = started(shuffled(12));
     pass(&mut s, 0);
@@ -368,7 +368,7 @@ fn escape_loses_the_match_and_pays_three_to_each_other_player() {
         "after 30 s the others gain 1 more"
     );
     assert_eq!(r.units, vec![3, 3, -6 - 3, 3]);
-    assert_eq!(s.winner, Some(1));
+    assert_eq!(s.table.winner(), Some(1));
     assert!(Shengji::leave(&mut s, 0, at(40_000), 0).events.is_empty());
 }
 
@@ -417,7 +417,7 @@ fn actions_out_of_phase_or_turn_are_refused() {
         pass(&mut s, seat);
     }
     assert!(Shengji::apply(&mut s, 0, Action::Pass {}, at(1)).is_err());
-    let hand = s.hand.as_ref().unwrap().hands[0].clone();
+    let hand = s.table.hand().unwrap().hands[0].clone();
     let err = Shengji::apply(
         &mut s,
         0,
@@ -461,7 +461,7 @@ fn has_suit_letter(v: &Value) -> bool {
 }
 
 fn played_cards(s: &State) -> Vec<Card> {
-    match &s.hand.as_ref().unwrap().phase {
+    match &s.table.hand().unwrap().phase {
         Phase::Declaring(_) => Vec::new(),
         Phase::Playing(p) => p
             .tricks
@@ -476,7 +476,7 @@ fn played_cards(s: &State) -> Vec<Card> {
 /// No view, legal action list or event of this step holds a card its viewer may not see, nor
 /// the declared suit before the phase ends.
 fn check_secrecy(s: &State, events: &[Event]) {
-    let h = s.hand.as_ref().unwrap();
+    let h = s.table.hand().unwrap();
     let declaring = matches!(h.phase, Phase::Declaring(_));
     let standing = match &h.phase {
         Phase::Declaring(d) => d.standing.map(|x| x.seat),
@@ -625,11 +625,11 @@ fn random_legal_play_keeps_every_invariant_over_ten_thousand_hands() {
             }
         }
         let tricks_wanted = if full { 54 } else { 3 };
-        while s.hand.is_some() && playing(&s).tricks.len() < tricks_wanted {
+        while s.table.hand().is_some() && playing(&s).tricks.len() < tricks_wanted {
             let p = playing(&s);
             let seat = p.turn;
             let order = p.order();
-            let hand = s.hand.as_ref().unwrap().hands[seat].clone();
+            let hand = s.table.hand().unwrap().hands[seat].clone();
             let lead = p.trick.first().map(|x| x.cards.clone());
             let cards = match &lead {
                 None => random_lead(&mut rng, &order, &hand),
@@ -672,7 +672,7 @@ fn random_legal_play_keeps_every_invariant_over_ten_thousand_hands() {
                         assert_eq!(r.points.iter().sum::<i64>(), 0);
                         let Some(Summary::Played {
                             defenders_points, ..
-                        }) = &s.last_result
+                        }) = s.table.last()
                         else {
                             panic!()
                         };
@@ -709,7 +709,7 @@ fn random_legal_play_keeps_every_invariant_over_ten_thousand_hands() {
                     "the winner leads the next trick"
                 );
             }
-            let h = s.hand.as_ref().unwrap();
+            let h = s.table.hand().unwrap();
             let mut all: Vec<Card> = h.hands.iter().flatten().copied().collect();
             all.extend(played_cards(&s));
             assert_eq!(canonical(&all), full_deck);
@@ -768,7 +768,7 @@ fn auto_play_finishes_whole_matches() {
             assert!(n < 200, "a match ends");
         }
         assert_eq!(Shengji::stage(&s), Stage::Finished);
-        assert!(s.winner.is_some());
+        assert!(s.table.winner().is_some());
     }
 }
 
@@ -803,7 +803,7 @@ fn tractors_lead_and_follow_across_trump_positions_in_a_hand() {
     .unwrap();
     // Seat 1's 2S 2S 2D 2D is two pairs at one position, not a tractor: played as a follow it
     // counts as two pairs.
-    let seat1 = s.hand.as_ref().unwrap().hands[1].clone();
+    let seat1 = s.table.hand().unwrap().hands[1].clone();
     let lead = hand!["BJ", "BJ", "2H", "2H"];
     let play = hand!["2S", "2S", "2D", "2D"];
     assert_eq!(classify(&o, &play), None);
@@ -913,7 +913,7 @@ fn bot_table(fixtures: &[(SeatNo, &[&str])]) -> State {
         pass(&mut s, seat);
     }
     assert_eq!(playing(&s).trump, Suit::S);
-    let h = s.hand.as_mut().unwrap();
+    let h = s.table.hand_mut().unwrap();
     for &(seat, list) in fixtures {
         h.hands[seat] = cards(list);
     }
@@ -999,7 +999,7 @@ fn bot_feeds_its_winning_partner_points_and_beats_an_opponent_cheaply() {
 /// The state with one card exchanged between two seats other than `seat`.
 fn hide_differently(s: &State, seat: SeatNo, rng: &mut Rng) -> State {
     let mut other = s.clone();
-    let h = other.hand.as_mut().unwrap();
+    let h = other.table.hand_mut().unwrap();
     let others: Vec<SeatNo> = (0..4)
         .filter(|&x| x != seat && !h.hands[x].is_empty())
         .collect();
@@ -1094,7 +1094,7 @@ proptest! {
                     continue;
                 }
                 check_secrecy(&s, &out.events);
-                let h = s.hand.as_ref().unwrap();
+                let h = s.table.hand().unwrap();
                 let mut all: Vec<Card> = h.hands.iter().flatten().copied().collect();
                 all.extend(played_cards(&s));
                 prop_assert_eq!(canonical(&all), full_deck.clone());

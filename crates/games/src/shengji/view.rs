@@ -1,12 +1,12 @@
-//! What each seat may see, what it may do, and how a hand is summed up. A seat sees its own
+//! What each seat may see and what it may do. A seat sees its own
 //! hand, every played card, counts of the others' cards, and the standing declaration's suit only
 //! when it is its own, until the declaration phase ends.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-use super::declare::{self, Declaration};
-use super::{HandState, Phase, Played, SEATS, State};
+use super::declare;
+use super::{HandState, Phase, Played, SEATS, State, Summary};
 use crate::cards::{Card, Suit};
 use crate::engine::{SeatInfo, SeatNo};
 use crate::trick::{self, EffSuit, Formation, Requirement, Score};
@@ -99,53 +99,6 @@ pub enum Legal {
     },
 }
 
-/// The settlement of a hand (`last_result`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(tag = "kind", rename_all = "snake_case")]
-pub enum Summary {
-    /// A hand played out.
-    Played {
-        /// The hand's number in the match, from 1.
-        hand_no: u32,
-        /// The hand's dealer (庄家).
-        dealer: SeatNo,
-        /// The hand's trump suit.
-        trump: Suit,
-        /// The declaration that stood; null when nobody declared.
-        declaration: Option<Declaration>,
-        /// Card points the defenders (抓分方) took.
-        defenders_points: u32,
-        /// The team that gained `levels_gained` (0 when the defenders only took the deal).
-        gaining_team: usize,
-        levels_gained: u8,
-        /// Each team's level before the hand.
-        levels_before: [u8; 2],
-        /// Each team's level after the hand.
-        levels_after: [u8; 2],
-        /// The dealer of the next hand.
-        next_dealer: SeatNo,
-        /// Set when a team passed A.
-        match_winner: Option<usize>,
-        /// Each seat's points for the hand.
-        points: Vec<i64>,
-    },
-    /// 逃跑: the leaver's team lost the match.
-    Escape {
-        /// The hand's number in the match, from 1.
-        hand_no: u32,
-        /// The seat that escaped.
-        seat: SeatNo,
-        /// How long the hand had lasted, in milliseconds.
-        lasted_ms: i64,
-        /// The others gained 1 point each: the hand had lasted 30 s.
-        bonus: bool,
-        /// The team that won the match: the leaver's opponents.
-        match_winner: usize,
-        /// Each seat's points: the leaver pays each other seat 3 (plus the bonus).
-        points: Vec<i64>,
-    },
-}
-
 pub(super) fn view(state: &State, viewer: Option<SeatNo>) -> View {
     let mut v = View {
         hand_no: state.hand_no,
@@ -159,10 +112,10 @@ pub(super) fn view(state: &State, viewer: Option<SeatNo>) -> View {
         trick: Vec::new(),
         tricks: Vec::new(),
         defenders_points: 0,
-        winner: state.winner,
-        last_result: state.last_result.clone(),
+        winner: state.table.winner(),
+        last_result: state.table.last().cloned(),
     };
-    let Some(h) = &state.hand else {
+    let Some(h) = state.table.hand() else {
         return v;
     };
     v.cards_left = h.hands.iter().map(Vec::len).collect();
@@ -212,7 +165,7 @@ fn shapes(req: Requirement) -> Vec<Shape> {
 }
 
 pub(super) fn legal(state: &State, seat: SeatNo) -> Vec<Legal> {
-    let Some(h) = state.hand.as_ref() else {
+    let Some(h) = state.table.hand() else {
         return Vec::new();
     };
     if seat >= SEATS {
@@ -251,90 +204,5 @@ fn follow_legal(h: &HandState, p: &super::Playing, seat: SeatNo) -> Legal {
                 shapes: shapes(req),
             }
         }
-    }
-}
-
-/// Data of the events (`Event::data`), one type per shape, and the schema of each kind's data:
-/// small typed records, never a card a receiver may not see. Events are public unless said.
-pub mod events {
-    use std::collections::BTreeMap;
-
-    use serde_json::Value;
-
-    use super::*;
-    use crate::engine::written_schema;
-
-    /// Cards: `dealt`, private to its seat (the seat's dealt hand, strongest first), and `play`,
-    /// public (the cards the seat played).
-    #[derive(Serialize, JsonSchema)]
-    pub struct Cards<'a> {
-        /// The cards.
-        pub cards: &'a [Card],
-    }
-
-    /// `hand_start`: a hand is dealt and the declaration phase begins.
-    #[derive(Serialize, JsonSchema)]
-    pub struct HandBegins {
-        /// The hand's number in the match, from 1.
-        pub hand_no: u32,
-        /// Each team's level, 2..=14 (14 = A); team 0 is seats 0 and 2.
-        pub levels: [u8; 2],
-        /// Known from hand 2 on; hand 1's dealer is the final declarer (反底反桩).
-        pub dealer: Option<SeatNo>,
-        /// The seat that may declare first.
-        pub first_to_declare: SeatNo,
-    }
-
-    /// `declare`: the seat showed 2s to declare a trump suit (暗叫): the table sees how many,
-    /// not the suit.
-    #[derive(Serialize, JsonSchema)]
-    pub struct Declared {
-        /// How many identical 2s the seat showed (1 to 4).
-        pub count: u8,
-    }
-
-    /// `trump`: the declaration phase is over; its seat is the final declarer, if any.
-    #[derive(Serialize, JsonSchema)]
-    pub struct TrumpChosen {
-        /// The trump suit (spades when nobody declared).
-        pub trump: Suit,
-        /// The declaration that stood; null when nobody declared.
-        pub declaration: Option<Declaration>,
-        /// The dealer (庄家) of the hand, who leads the first trick.
-        pub dealer: SeatNo,
-    }
-
-    /// `trick`: a trick is complete; its seat is the winner.
-    #[derive(Serialize, JsonSchema)]
-    pub struct TrickWon {
-        /// The seat that won the trick and leads the next.
-        pub winner: SeatNo,
-        /// Card points in the trick.
-        pub points: u32,
-        /// Card points the defenders (抓分方) have taken this hand, this trick included.
-        pub defenders_points: u32,
-    }
-
-    /// Events whose kind and seat say it all: `pass` (the seat passed in the declaration
-    /// phase) and `left` (the seat left between hands; after the first hand its team loses
-    /// the match).
-    #[derive(Serialize, JsonSchema)]
-    pub struct Nothing {}
-
-    /// Every event kind's data schema (`Game::event_schemas`). `escape` carries the hand's
-    /// summary (its `escape` kind), as `hand_end` does after it.
-    pub fn schemas() -> BTreeMap<&'static str, Value> {
-        BTreeMap::from([
-            ("dealt", written_schema::<Cards<'static>>()),
-            ("hand_start", written_schema::<HandBegins>()),
-            ("declare", written_schema::<Declared>()),
-            ("pass", written_schema::<Nothing>()),
-            ("trump", written_schema::<TrumpChosen>()),
-            ("play", written_schema::<Cards<'static>>()),
-            ("trick", written_schema::<TrickWon>()),
-            ("escape", written_schema::<Summary>()),
-            ("left", written_schema::<Nothing>()),
-            ("hand_end", written_schema::<Summary>()),
-        ])
     }
 }
