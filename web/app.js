@@ -404,8 +404,10 @@ async function verify(seed, commitment) {
   return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("") === commitment;
 }
 
-loadGames().then(() => {
-  listGames();
-  window.addEventListener("hashchange", route);
-  route();
-}, (e) => say(`the game list did not load (${e.message}): reload the page`, true));
+// Without the game list the lobby offers no game, but logging in, matches and replays still
+// work (they name a game by its name).
+loadGames().then(listGames, (e) => say(`the game list did not load (${e.message}): reload the page`, true))
+  .finally(() => {
+    window.addEventListener("hashchange", route);
+    route();
+  });
