@@ -178,19 +178,20 @@ async fn lock_accounts(
     Ok(found)
 }
 
-/// One balanced transfer netted by party (parties whose amounts cancel out drop), as the
-/// parameters of [`TRANSFER_CTES`].
-pub struct Legs {
-    parties: Vec<Party>,
-    kinds: Vec<&'static str>,
-    refs: Vec<Option<Uuid>>,
-    amounts: Vec<i64>,
-    legs: Vec<i32>,
+/// One balanced ledger transaction: its reason and references, and its legs netted by party
+/// (parties whose amounts cancel out are dropped), each a ledger entry. Every coin movement the
+/// server makes is one: [`transfer`] writes one at once, a table's save statement writes a
+/// move's in order ([`MONEY_CTES`] both).
+#[derive(Clone, Debug)]
+pub struct Movement {
+    pub meta: TxMeta,
+    legs: Vec<(Party, i64)>,
 }
 
-impl Legs {
-    /// Nets `legs` by party; an unbalanced set is a bug of the caller's.
-    pub fn net(meta: &TxMeta, legs: &[(Party, i64)]) -> Result<Legs, ApiError> {
+impl Movement {
+    /// `legs` netted by party; `None` when nothing moves. An unbalanced set is a bug of the
+    /// caller's.
+    pub fn new(meta: TxMeta, legs: &[(Party, i64)]) -> Result<Option<Movement>, ApiError> {
         let mut net: BTreeMap<Party, i64> = BTreeMap::new();
         for &(p, a) in legs {
             *net.entry(p).or_default() += a;
@@ -202,154 +203,170 @@ impl Legs {
                 meta.reason.as_str()
             )));
         }
-        let (kinds, refs) = net
-            .keys()
-            .map(|p| match *p {
+        Ok((!net.is_empty()).then(|| Movement {
+            meta,
+            legs: net.into_iter().collect(),
+        }))
+    }
+
+    /// What the movement puts into `party`'s account (negative: takes out of it).
+    pub fn amount_for(&self, party: Party) -> i64 {
+        self.legs
+            .iter()
+            .filter(|(p, _)| *p == party)
+            .map(|(_, a)| a)
+            .sum()
+    }
+
+    /// The parties whose balance moves, one ledger entry each, in party order.
+    pub fn parties(&self) -> impl Iterator<Item = Party> + '_ {
+        self.legs.iter().map(|(p, _)| *p)
+    }
+}
+
+/// Movements as the columns of a statement's parameters, in the order they are written:
+/// a row per movement (`ord`, its reason and references) and a row per leg (the `ord` of its
+/// movement, its index, the account's kind and owner, the amount). [`MoneyColumns::bind`]
+/// binds the eleven arrays; the statement unnests them into `money_in` and `legs_in`, which
+/// [`MONEY_CTES`] reads.
+#[derive(Default)]
+pub struct MoneyColumns {
+    ord: Vec<i64>,
+    reason: Vec<&'static str>,
+    match_id: Vec<Option<Uuid>>,
+    tournament_id: Vec<Option<Uuid>>,
+    hand_no: Vec<Option<i32>>,
+    note: Vec<Option<String>>,
+    l_ord: Vec<i64>,
+    l_leg: Vec<i32>,
+    l_kind: Vec<&'static str>,
+    l_ref: Vec<Option<Uuid>>,
+    l_amount: Vec<i64>,
+}
+
+impl MoneyColumns {
+    /// Adds a movement after those already added.
+    pub fn push(&mut self, m: &Movement) {
+        let ord = self.ord.len() as i64;
+        self.ord.push(ord);
+        self.reason.push(m.meta.reason.as_str());
+        self.match_id.push(m.meta.match_id);
+        self.tournament_id.push(m.meta.tournament_id);
+        self.hand_no.push(m.meta.hand_no);
+        self.note.push(m.meta.note.clone());
+        for (leg, &(party, amount)) in m.legs.iter().enumerate() {
+            let (kind, owner) = match party {
                 Party::House => ("house", None),
                 Party::User(u) => ("user", Some(u)),
                 Party::MatchEscrow(m) => ("escrow", Some(m)),
                 Party::TournamentEscrow(t) => ("tournament", Some(t)),
-            })
-            .unzip();
-        Ok(Legs {
-            parties: net.keys().copied().collect(),
-            kinds,
-            refs,
-            amounts: net.values().copied().collect(),
-            legs: (0..net.len() as i32).collect(),
-        })
+            };
+            self.l_ord.push(ord);
+            self.l_leg.push(leg as i32);
+            self.l_kind.push(kind);
+            self.l_ref.push(owner);
+            self.l_amount.push(amount);
+        }
     }
 
-    /// Nothing moves.
+    /// Whether no movement was added.
     pub fn is_empty(&self) -> bool {
-        self.parties.is_empty()
+        self.ord.is_empty()
     }
 
-    /// The parties whose balance moves: one ledger entry each.
-    pub fn len(&self) -> usize {
-        self.parties.len()
+    /// The ledger entries the movements write.
+    pub fn entries(&self) -> usize {
+        self.l_ord.len()
     }
 
-    /// Binds the nine parameters of [`TRANSFER_CTES`], in order (copies: the query may
-    /// outlive the legs).
-    pub fn bind<'q>(&self, meta: &TxMeta, q: PgQuery<'q>) -> PgQuery<'q> {
-        q.bind(meta.reason.as_str())
-            .bind(meta.match_id)
-            .bind(meta.tournament_id)
-            .bind(meta.hand_no)
-            .bind(meta.note.clone())
-            .bind(self.kinds.clone())
-            .bind(self.refs.clone())
-            .bind(self.amounts.clone())
-            .bind(self.legs.clone())
+    /// Binds the eleven arrays, in the order of `money_in`'s six columns (`ord`, `reason`,
+    /// `match_id`, `tournament_id`, `hand_no`, `note`: bigint, text, uuid, uuid, int, text)
+    /// and `legs_in`'s five (`ord`, `leg`, `kind`, `ref`, `amount`: bigint, int, text, uuid,
+    /// bigint).
+    pub fn bind<'q>(&'q self, q: PgQuery<'q>) -> PgQuery<'q> {
+        q.bind(&self.ord)
+            .bind(&self.reason)
+            .bind(&self.match_id)
+            .bind(&self.tournament_id)
+            .bind(&self.hand_no)
+            .bind(&self.note)
+            .bind(&self.l_ord)
+            .bind(&self.l_leg)
+            .bind(&self.l_kind)
+            .bind(&self.l_ref)
+            .bind(&self.l_amount)
     }
 }
 
 /// A query with its parameters bound one by one.
 pub type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::PgArguments>;
 
-/// The common table expressions of one ledger transaction, its nine parameters numbered from
-/// `$1` ([`Legs::bind`]): lock the accounts in id order (concurrent transfers never
-/// deadlock), add the amounts, write the transaction and its entries with each account's
-/// balance after. `u` holds each moved account's `id`, `balance` (after), `amount` and `leg`;
-/// `e` each entry's `account_id` and `id`. Empty legs write nothing, not even the
-/// transaction; so does a `go` (a CTE the statement defines before these) without rows: a
-/// statement that writes the transfer only when its other writes hit ([`GO`] otherwise). The
-/// CHECK on `accounts` refuses a balance below zero (→ insufficient_coins) and the deferred
-/// trigger checks the sum.
-pub const TRANSFER_CTES: &str = "
-    l AS (SELECT * FROM unnest($6::text[], $7::uuid[], $8::bigint[], $9::int[])
-                 AS l(kind, ref, amount, leg)
-           WHERE EXISTS (SELECT FROM go)),
-    a AS (SELECT acc.id, l.amount, l.leg FROM l JOIN accounts acc ON acc.id = (
-                 CASE l.kind
-                     WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
-                     WHEN 'escrow' THEN (SELECT id FROM accounts WHERE match_id = l.ref)
-                     WHEN 'tournament'
-                         THEN (SELECT id FROM accounts WHERE tournament_id = l.ref)
-                     ELSE (SELECT id FROM accounts WHERE kind = 'house')
-                 END)
-           ORDER BY acc.id FOR UPDATE OF acc),
-    t AS (INSERT INTO ledger_tx (reason, match_id, tournament_id, hand_no, note)
-          SELECT $1, $2, $3, $4, $5 WHERE EXISTS (SELECT FROM l) RETURNING id),
-    u AS (UPDATE accounts acc SET balance = acc.balance + a.amount
-            FROM a WHERE acc.id = a.id
-          RETURNING acc.id, acc.balance, a.amount, a.leg),
-    e AS (INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-          SELECT t.id, u.id, u.amount, u.balance FROM t, u
-          RETURNING account_id, id)";
-
-/// Stakes of a save statement (`matches::table`'s fast path), each a ledger transaction of its
-/// own: reason `$5`, the user's wallet → the match's escrow, for `$1` the match, `$2` the user,
-/// `$3` the amount, `$4` the hand; written only for matches whose row the statement updated
-/// (`m`). The rows [`transfer`] writes for the same movement: the accounts locked in id order,
-/// each balance moved once by the sum of its legs, each entry's `balance_after` the balance
-/// after it in `tx_id` order.
-pub const STAKE_CTES: &str = "
-    st AS MATERIALIZED (
-        SELECT x.*, nextval('ledger_tx_id_seq') AS tx_id
-          FROM unnest($1::uuid[], $2::uuid[], $3::bigint[], $4::int[])
-               AS x(match_id, user_id, amount, hand_no)
-         WHERE x.match_id IN (SELECT id FROM m)),
-    stx AS (
-        INSERT INTO ledger_tx (id, reason, match_id, hand_no)
-        SELECT tx_id, $5, match_id, hand_no FROM st),
-    sleg AS MATERIALIZED (
-        SELECT st.tx_id, acc.id AS account_id, -st.amount AS amount
-          FROM st JOIN accounts acc ON acc.user_id = st.user_id
-        UNION ALL
-        SELECT st.tx_id, acc.id, st.amount
-          FROM st JOIN accounts acc ON acc.match_id = st.match_id),
-    slk AS MATERIALIZED (
+/// The common table expressions that write movements, after the statement's own `money_in`
+/// (a row per movement, in `ord` order) and `legs_in` (a row per leg) ([`MoneyColumns`]):
+/// each movement becomes a `ledger_tx` (ids in `ord` order) and each leg a ledger entry; the
+/// accounts are locked in id order (concurrent statements never wait for each other in a
+/// cycle) and each balance moves once, by the sum of its legs in the statement; each entry's
+/// `balance_after` is the balance after it, in transaction order. `bal` holds each moved
+/// account's `id` and `balance` after the statement, `len` each entry's `id`, `tx_id` and
+/// `account_id`. The CHECK on `accounts` refuses a balance below zero (→ insufficient_coins),
+/// and the deferred trigger refuses a transaction whose entries do not sum to zero (a leg
+/// whose account is missing is dropped by the join, so that too fails the statement).
+pub const MONEY_CTES: &str = "
+    mv AS MATERIALIZED (
+        SELECT i.ord, i.reason, i.match_id, i.tournament_id, i.hand_no, i.note,
+               nextval('ledger_tx_id_seq') AS tx_id
+          FROM money_in i ORDER BY i.ord),
+    lg AS MATERIALIZED (
+        SELECT mv.tx_id, l.leg, acc.id AS account_id, l.amount
+          FROM legs_in l JOIN mv ON mv.ord = l.ord
+          JOIN accounts acc ON acc.id = (
+               CASE l.kind
+                   WHEN 'user' THEN (SELECT id FROM accounts WHERE user_id = l.ref)
+                   WHEN 'escrow' THEN (SELECT id FROM accounts WHERE match_id = l.ref)
+                   WHEN 'tournament' THEN (SELECT id FROM accounts WHERE tournament_id = l.ref)
+                   ELSE (SELECT id FROM accounts WHERE kind = 'house')
+               END)),
+    lk AS MATERIALIZED (
         SELECT acc.id FROM accounts acc
-         WHERE acc.id IN (SELECT account_id FROM sleg)
+         WHERE acc.id IN (SELECT account_id FROM lg)
          ORDER BY acc.id FOR UPDATE),
-    sbal AS (
+    bal AS (
         UPDATE accounts acc SET balance = acc.balance + d.total
-          FROM (SELECT sleg.account_id, sum(sleg.amount)::bigint AS total
-                  FROM sleg JOIN slk ON slk.id = sleg.account_id
-                 GROUP BY sleg.account_id) d
+          FROM (SELECT lg.account_id, sum(lg.amount)::bigint AS total
+                  FROM lg JOIN lk ON lk.id = lg.account_id
+                 GROUP BY lg.account_id) d
          WHERE acc.id = d.account_id
      RETURNING acc.id, acc.balance),
-    sle AS (
+    ltx AS (
+        INSERT INTO ledger_tx (id, reason, match_id, tournament_id, hand_no, note)
+        SELECT tx_id, reason, match_id, tournament_id, hand_no, note FROM mv),
+    len AS (
         INSERT INTO ledger_entries (tx_id, account_id, amount, balance_after)
-        SELECT sleg.tx_id, sleg.account_id, sleg.amount,
-               sbal.balance - COALESCE(sum(sleg.amount) OVER (
-                   PARTITION BY sleg.account_id ORDER BY sleg.tx_id DESC
+        SELECT lg.tx_id, lg.account_id, lg.amount,
+               bal.balance - COALESCE(sum(lg.amount) OVER (
+                   PARTITION BY lg.account_id ORDER BY lg.tx_id DESC
                    ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
-          FROM sleg JOIN sbal ON sbal.id = sleg.account_id
-         ORDER BY sleg.tx_id, sleg.account_id)";
+          FROM lg JOIN bal ON bal.id = lg.account_id
+         ORDER BY lg.tx_id, lg.account_id
+     RETURNING id, tx_id, account_id)";
 
-/// The `go` of a statement whose CTEs write unconditionally (one row).
-pub const GO: &str = "go AS (SELECT)";
-
-/// `sql` with each parameter `$n` renumbered `$(n + by)`: CTEs numbered from `$1` placed after
-/// others' parameters.
-pub fn shift_params(sql: &str, by: usize) -> String {
-    let mut out = String::with_capacity(sql.len() + 16);
-    let mut rest = sql;
-    while let Some(i) = rest.find('$') {
-        out.push_str(&rest[..=i]);
-        rest = &rest[i + 1..];
-        let digits = rest.bytes().take_while(u8::is_ascii_digit).count();
-        if let Ok(n) = rest[..digits].parse::<usize>() {
-            out.push_str(&(n + by).to_string());
-        }
-        rest = &rest[digits..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// [`transfer`]'s statement.
+/// [`transfer`]'s statement: [`MONEY_CTES`] over the movement bound by [`MoneyColumns::bind`].
 pub static TRANSFER_SQL: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "WITH {GO}, {TRANSFER_CTES}
-         SELECT u.leg::bigint, e.id FROM u JOIN e ON e.account_id = u.id"
+        "WITH money_in AS (
+             SELECT * FROM unnest($1::bigint[], $2::text[], $3::uuid[], $4::uuid[], $5::int[],
+                                  $6::text[])
+                    AS i(ord, reason, match_id, tournament_id, hand_no, note)),
+         legs_in AS (
+             SELECT * FROM unnest($7::bigint[], $8::int[], $9::text[], $10::uuid[],
+                                  $11::bigint[])
+                    AS l(ord, leg, kind, ref, amount)),
+         {MONEY_CTES}
+         SELECT lg.leg, len.id FROM len JOIN lg USING (tx_id, account_id)"
     )
 });
 
-/// Moves coins as one balanced transaction, in one statement ([`TRANSFER_CTES`]). `legs` are
+/// Moves coins as one balanced transaction, in one statement ([`MONEY_CTES`]). `legs` are
 /// (party, signed amount) and must sum to zero; legs of the same party are added up; zero
 /// legs are dropped. Returns the ids of the entries written, by party, or `None` when nothing
 /// moved (and no statement was sent).
@@ -358,23 +375,24 @@ pub async fn transfer(
     meta: &TxMeta,
     legs: &[(Party, i64)],
 ) -> Result<Option<BTreeMap<Party, i64>>, ApiError> {
-    let legs = Legs::net(meta, legs)?;
-    if legs.is_empty() {
+    let Some(movement) = Movement::new(meta.clone(), legs)? else {
         return Ok(None);
-    }
-    let entries: Vec<(i64, i64)> = legs
-        .bind(meta, sqlx::query(TRANSFER_SQL.as_str()))
+    };
+    let mut columns = MoneyColumns::default();
+    columns.push(&movement);
+    let entries: Vec<(i32, i64)> = columns
+        .bind(sqlx::query(TRANSFER_SQL.as_str()))
         .fetch_all(&mut *conn)
         .await?
         .iter()
         .map(|r| Ok((r.try_get(0)?, r.try_get(1)?)))
         .collect::<sqlx::Result<_>>()?;
-    let by_leg: BTreeMap<i64, i64> = entries.into_iter().collect();
-    legs.parties
-        .iter()
+    let by_leg: BTreeMap<i32, i64> = entries.into_iter().collect();
+    movement
+        .parties()
         .enumerate()
-        .map(|(i, p)| match by_leg.get(&(i as i64)) {
-            Some(id) => Ok((*p, *id)),
+        .map(|(i, p)| match by_leg.get(&(i as i32)) {
+            Some(id) => Ok((p, *id)),
             None => Err(ApiError::Internal(anyhow::anyhow!(
                 "ledger account missing for {p:?}"
             ))),
@@ -383,24 +401,27 @@ pub async fn transfer(
         .map(Some)
 }
 
-/// Takes up to `amount` from a user's wallet to the house, never below zero; returns what was
-/// taken.
-pub async fn take_up_to(
+/// The wallets and 积分 in `game` of `users`, their wallets locked (in account id order, as
+/// every movement locks them) until the transaction ends; a user without a wallet or 积分 row
+/// holds 0 of it.
+pub async fn lock_purses(
     conn: &mut PgConnection,
-    meta: &TxMeta,
-    user: Uuid,
-    amount: i64,
-) -> Result<i64, ApiError> {
-    let accounts = lock_accounts(conn, &[Party::User(user)]).await?;
-    let (_, balance) = accounts[&Party::User(user)];
-    let take = amount.min(balance).max(0);
-    transfer(
-        conn,
-        meta,
-        &[(Party::User(user), -take), (Party::House, take)],
+    users: &[Uuid],
+    game: &str,
+) -> Result<Vec<(Uuid, i64, i64)>, ApiError> {
+    Ok(sqlx::query_as(
+        "WITH l AS MATERIALIZED (
+             SELECT user_id, balance FROM accounts WHERE user_id = ANY($1)
+              ORDER BY id FOR UPDATE)
+         SELECT u.user_id, COALESCE(l.balance, 0), COALESCE(s.points, 0)
+           FROM unnest($1::uuid[]) AS u(user_id)
+           LEFT JOIN l ON l.user_id = u.user_id
+           LEFT JOIN scores s ON s.user_id = u.user_id AND s.game = $2",
     )
-    .await?;
-    Ok(take)
+    .bind(users)
+    .bind(game)
+    .fetch_all(conn)
+    .await?)
 }
 
 /// One wallet movement as api.md shows it (`GET /v1/me/ledger`, a grant's answer).
@@ -484,18 +505,4 @@ pub async fn grant(
         .into_iter()
         .next()
         .ok_or_else(|| ApiError::Internal(anyhow::anyhow!("the grant's entry vanished")))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::shift_params;
-
-    #[test]
-    fn parameters_are_renumbered_and_nothing_else_changes() {
-        assert_eq!(
-            shift_params("SELECT $1, $10::int[], '$' || $2 FROM t WHERE x = $9", 55),
-            "SELECT $56, $65::int[], '$' || $57 FROM t WHERE x = $64"
-        );
-        assert_eq!(shift_params("no parameters", 3), "no parameters");
-    }
 }

@@ -16,12 +16,8 @@
 //! process) wrote nothing for any of its moves: each is then tried alone, so one move's error
 //! never becomes another's.
 //! A lane is a task of its own: a request that goes away (its client disconnected) does not
-//! cancel the statement that carries other requests' moves.
-//!
-//! A hand's end on the fast path (`Table::end_if_unmoved`) is queued here too and sent alone
-//! by the next free lane, so the statements in flight stay at most `lanes`: a statement outside
-//! the lanes is as one lane more, which at few clients means smaller batches and more work per
-//! move for PostgreSQL (docs/performance.md § A hand's end on the fast path).
+//! cancel the statement that carries other requests' moves. A move that ends a hand and deals
+//! the next is one table's rows like any other: it shares a statement too.
 
 use std::sync::{Arc, Mutex, PoisonError};
 use tracing::Instrument;
@@ -29,29 +25,17 @@ use tracing::Instrument;
 use tokio::sync::oneshot;
 
 use super::counters::{MoveCounters, MovePath};
-use super::table::{EndStatement, Keyed, Table, save_many};
+use super::table::{Keyed, Table, save_many};
 use crate::db::MoveConns;
-use crate::error::ApiError;
 
 /// A table saved (`true`) or left behind by its row (`false`), returned to its move.
 type Saved = Result<(Table, bool), sqlx::Error>;
 
-/// A hand's end sent by [`Table::end_if_unmoved`]: the table (committed when written) and
-/// what the statement did.
-pub type Ended = Result<(Table, EndStatement), ApiError>;
-
-/// Where a waiting statement's answer goes, which also says what to send.
-enum Reply {
-    /// A save, sent together with other saves.
-    Save(oneshot::Sender<Saved>),
-    /// A hand's end, sent alone.
-    End(oneshot::Sender<Ended>),
-}
-
 struct Waiting {
     table: Table,
     keyed: Option<Keyed>,
-    reply: Reply,
+    /// Where the answer goes.
+    reply: oneshot::Sender<Saved>,
     /// The request's span: what the lane logs of this move carries its request id.
     span: tracing::Span,
 }
@@ -100,21 +84,6 @@ impl Committer {
     /// its row was still at that version (`false`: nothing of it was written).
     pub async fn save(&self, table: Table, keyed: Option<Keyed>) -> Saved {
         let (reply, answer) = oneshot::channel();
-        self.queue(table, keyed, Reply::Save(reply));
-        // A lane always answers: only a runtime shutting down drops it first.
-        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
-    }
-
-    /// Writes the pending hand end of `table` by its statement (`Table::end_if_unmoved`,
-    /// with the key's row when `keyed`), sent alone by the next free lane: it counts against
-    /// the statements in flight like any save.
-    pub async fn end(&self, table: Table, keyed: Option<Keyed>) -> Ended {
-        let (reply, answer) = oneshot::channel();
-        self.queue(table, keyed, Reply::End(reply));
-        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed.into()))
-    }
-
-    fn queue(&self, table: Table, keyed: Option<Keyed>, reply: Reply) {
         let start_lane = {
             let mut q = self.inner.lock();
             q.waiting.push(Waiting {
@@ -130,6 +99,8 @@ impl Committer {
         if start_lane {
             tokio::spawn(self.inner.clone().lane());
         }
+        // A lane always answers: only a runtime shutting down drops it first.
+        answer.await.unwrap_or(Err(sqlx::Error::PoolClosed))
     }
 }
 
@@ -153,24 +124,14 @@ impl Inner {
         }
     }
 
-    /// The oldest waiting hand end alone when it is the oldest of all; else the oldest waiting
-    /// saves, at most `max_batch`, one per match (a process has one move of a match in flight
-    /// at a time, so this is a safeguard: two saves of one row in a statement would both write
-    /// their events).
+    /// The oldest waiting saves, at most `max_batch`, one per match (a process has one move
+    /// of a match in flight at a time, so this is a safeguard: two saves of one row in a
+    /// statement would both write their events).
     fn take(&self, waiting: &mut Vec<Waiting>) -> Vec<Waiting> {
-        if waiting
-            .first()
-            .is_some_and(|w| matches!(w.reply, Reply::End(_)))
-        {
-            return vec![waiting.remove(0)];
-        }
         let mut batch: Vec<Waiting> = Vec::new();
         let mut rest = Vec::new();
         for w in waiting.drain(..) {
-            if matches!(w.reply, Reply::Save(_))
-                && batch.len() < self.max_batch
-                && !batch.iter().any(|b| b.table.id() == w.table.id())
-            {
+            if batch.len() < self.max_batch && !batch.iter().any(|b| b.table.id() == w.table.id()) {
                 batch.push(w);
             } else {
                 rest.push(w);
@@ -180,35 +141,13 @@ impl Inner {
         batch
     }
 
-    async fn commit(&self, mut batch: Vec<Waiting>) {
-        if let [
-            Waiting {
-                reply: Reply::End(_),
-                ..
-            },
-        ] = batch.as_slice()
-        {
-            let Some(Waiting {
-                table,
-                keyed,
-                reply: Reply::End(reply),
-                span,
-            }) = batch.pop()
-            else {
-                return;
-            };
-            let ended = self.end(table, keyed.as_ref()).instrument(span).await;
-            let _ = reply.send(ended);
-            return;
-        }
+    async fn commit(&self, batch: Vec<Waiting>) {
         if batch.len() > 1 {
             match self.save_together(&batch).await {
                 Ok(hits) => {
                     for (mut w, hit) in batch.into_iter().zip(hits) {
                         w.span.in_scope(|| w.table.saved(hit));
-                        if let Reply::Save(reply) = w.reply {
-                            let _ = reply.send(Ok((w.table, hit)));
-                        }
+                        let _ = w.reply.send(Ok((w.table, hit)));
                     }
                     return;
                 }
@@ -223,19 +162,8 @@ impl Inner {
                 .save_alone(w.table, w.keyed.as_ref())
                 .instrument(w.span)
                 .await;
-            if let Reply::Save(reply) = w.reply {
-                let _ = reply.send(saved);
-            }
+            let _ = w.reply.send(saved);
         }
-    }
-
-    async fn end(&self, mut table: Table, keyed: Option<&Keyed>) -> Ended {
-        let mut conn = self.conns.acquire().await?;
-        self.counters.statements(MovePath::Fast, 1);
-        let ended = table.end_if_unmoved(&mut conn, keyed).await?;
-        // Its errors are its own (it is one statement); a broken connection is not kept.
-        conn.release();
-        Ok((table, ended))
     }
 
     async fn save_together(&self, batch: &[Waiting]) -> Result<Vec<bool>, sqlx::Error> {

@@ -369,11 +369,9 @@ pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<View> 
                 eliminated: Some(true),
             },
         );
+        t.advance(&mut tx).await?;
     } else {
         t.unseat(&mut tx, seat).await?;
-    }
-    if t.status() != Status::Aborted {
-        t.advance(&mut tx).await?;
     }
     t.save(&mut tx).await?;
     tx.commit().await?;

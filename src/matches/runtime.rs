@@ -11,13 +11,14 @@
 //! check are); it spares the database work. A long-poll never takes a move's gate: it waits
 //! for the table a move stores.
 //!
-//! A move whose table is cached at the version it was sent at is first worked out in memory
-//! (`Table::act_in_memory`); when its outcome needs nothing but one statement, that statement
-//! commits it over the cached version (`table::save_many`), without `BEGIN`, lock or
-//! `COMMIT`, shared with the other fast moves ready at the same time (`commit`); a move that
-//! ends a hand whose next is dealt at once takes two (the end, then the deal). Everything
-//! else, and a fast move that found the row moved on, takes the transactional path
-//! (docs/architecture.md § One move, one statement).
+//! A move whose table is cached at the version it was sent at is first worked out on a copy of
+//! it by the table's one step (`Table::plan_move`); when the step needs nothing read, one
+//! statement (the table's writer, shared with the other moves ready at the same time:
+//! `commit`) commits it over the cached version, without `BEGIN`, lock or `COMMIT`, whatever
+//! it did — a play, a stake, a hand's end and the next deal. Everything else (a move whose step
+//! reads wallets or 积分, a refusal, a tournament table), and a move whose statement found the
+//! row moved on, takes the transactional path: the same step and the same writer in a
+//! transaction (docs/architecture.md § One step, one writer).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -33,7 +34,7 @@ use super::commit::Committer;
 use super::counters::{MoveCounters, MovePath};
 use super::gate::Gates;
 use super::notify::{self, Hub};
-use super::table::{EndStatement, InMemory, Keyed, Status, Table, transaction_decides};
+use super::table::{Input, Keyed, Table, transaction_decides};
 use super::view::View;
 use crate::auth::AuthUser;
 use crate::db::MoveConns;
@@ -203,8 +204,8 @@ impl Runtime {
 
     /// The fast path: the move worked out on the cached table at `req.version`, committed by
     /// one statement that writes only over that version. Not taken for a table not cached at
-    /// that version, when `act_in_memory` declines, or when the statement finds the row moved
-    /// on (another process moved first: the cached copy is dropped) or the Idempotency-Key
+    /// that version, when `plan_move` declines, or when the statement finds the row moved on
+    /// (another process moved first: the cached copy is dropped) or the Idempotency-Key
     /// already used; the transactional path then answers as it always has (a 409 with the
     /// view, the stored answer, a refusal).
     async fn act_fast(
@@ -221,21 +222,8 @@ impl Runtime {
         let Some(cached) = self.tables.exactly(id, req.version) else {
             return Ok(declined);
         };
-        let t = match cached.act_in_memory(user.id, &req.action) {
-            Some(InMemory::Move(t)) => t,
-            Some(InMemory::HandEnd { between, dealt }) => {
-                return match dealt {
-                    Some(dealt) => {
-                        self.end_and_deal_fast(user, req, between, *dealt, idempotency_key)
-                            .await
-                    }
-                    None => {
-                        self.end_hand_fast(user, req, between, idempotency_key)
-                            .await
-                    }
-                };
-            }
-            None => return Ok(declined),
+        let Some(t) = cached.plan_move(user.id, &req.action) else {
+            return Ok(declined);
         };
         let view = t.view(Some(user.id));
         let keyed = keyed(user, req, idempotency_key, id, || json_view(&view))?;
@@ -256,125 +244,6 @@ impl Runtime {
         self.counters.count(MovePath::Fast, t.game_name(), 0);
         self.publish(t);
         Ok(Fast::Done(view))
-    }
-
-    /// A move that ended the hand at a table that deals the next at once, dealt in memory
-    /// from the wallets and 积分 this process knows (`Table::deal_over_end`): one statement,
-    /// sent by a commit lane, commits the move, the hand's end and the deal, if the row is
-    /// still at the cached version and the ledger still holds those wallets and 积分. When the
-    /// row had moved on, the transaction answers (a 409); when the wallets or 积分 had, the
-    /// hand ends as below, in two statements.
-    async fn end_and_deal_fast(
-        &self,
-        user: &AuthUser,
-        req: &ActionRequest,
-        between: Table,
-        dealt: Table,
-        idempotency_key: Option<&str>,
-    ) -> ApiResult<Fast> {
-        let id = dealt.id();
-        let view = dealt.view(Some(user.id));
-        let keyed = keyed(user, req, idempotency_key, id, || json_view(&view))?;
-        let (dealt, ended) = self.committer.end(dealt, keyed).await?;
-        match ended {
-            EndStatement::Written(..) => {}
-            EndStatement::RowMoved => {
-                self.tables.forget(id, req.version);
-                return Ok(Fast::NeedsTransaction);
-            }
-            EndStatement::NotPredicted => {
-                return self
-                    .end_hand_fast(user, req, between, idempotency_key)
-                    .await;
-            }
-        }
-        self.counters.count(MovePath::Fast, dealt.game_name(), 0);
-        self.publish(dealt);
-        Ok(Fast::Done(view))
-    }
-
-    /// A move that ended the hand at a table that deals the next at once, on the fast path:
-    /// a statement of its own, sent by a commit lane (`Committer::end`), commits the move and
-    /// the hand's end over the cached version (`Table::end_if_unmoved`, the table then
-    /// between hands with a deadline the sweeper follows), and a save statement shared with
-    /// other fast moves commits the deal worked out in memory from the wallets and 积分 that
-    /// returned, with the `hands` row and the key's answer replaced by the dealt table's view. A deal that needs more, or whose statement
-    /// finds the row moved on or fails, is dealt by a transaction (as the sweeper would).
-    /// Nothing written by the first statement: the transactional path decides, as for any
-    /// fast move.
-    async fn end_hand_fast(
-        &self,
-        user: &AuthUser,
-        req: &ActionRequest,
-        t: Table,
-        idempotency_key: Option<&str>,
-    ) -> ApiResult<Fast> {
-        let id = t.id();
-        // The answer between hands, stored until the deal's statement replaces it.
-        let keyed = keyed(user, req, idempotency_key, id, || {
-            json_view(&t.view(Some(user.id)))
-        })?;
-        let (t, ended) = self.committer.end(t, keyed.clone()).await?;
-        let EndStatement::Written(wallets, scores) = ended else {
-            self.tables.forget(id, req.version);
-            return Ok(Fast::NeedsTransaction);
-        };
-        // The move is committed; the table waits between hands for its deal.
-        let mut dealt = None;
-        if let Some(d) = t.deal_in_memory(wallets, scores) {
-            let view = d.view(Some(user.id));
-            let keyed = match keyed {
-                Some(k) => Some(Keyed {
-                    body: json_view(&view)?,
-                    answered: true,
-                    ..k
-                }),
-                None => None,
-            };
-            match self.committer.save(d, keyed).await {
-                Ok((d, true)) => dealt = Some((d, view)),
-                Ok((_, false)) => {}
-                Err(e) => tracing::debug!(match_id = %id, error = %e,
-                    "a deal's statement failed; dealing in a transaction"),
-            }
-        }
-        let (t, view) = match dealt {
-            Some(dealt) => dealt,
-            None => self.deal_in_transaction(user, t, idempotency_key).await?,
-        };
-        self.counters.count(MovePath::Fast, t.game_name(), 0);
-        self.publish(t);
-        Ok(Fast::Done(view))
-    }
-
-    /// Deals the next hand at a table a fast move left between hands (`between`, committed),
-    /// in a transaction, as the sweeper would; unless the row has moved on (the sweeper dealt
-    /// already), which is then the table answered. The caller's key, if any, gets the answer.
-    async fn deal_in_transaction(
-        &self,
-        user: &AuthUser,
-        between: Table,
-        idempotency_key: Option<&str>,
-    ) -> ApiResult<(Table, View)> {
-        let (id, version) = (between.id(), between.version());
-        let mut conn = self.conns.acquire().await?;
-        let mut tx = conn.begin().await?;
-        let mut t =
-            Table::lock_reusing(&mut tx, id, |v| (v == version).then(|| between.fork())).await?;
-        if t.version() == version {
-            t.advance(&mut tx).await?;
-            t.save(&mut tx).await?;
-        }
-        let view = t.view(Some(user.id));
-        if let Some(key) = idempotency_key {
-            idempotency::answer(&mut tx, user.id, key, 200, &view).await?;
-        }
-        tx.commit().await?;
-        conn.release();
-        let around = 2 + u64::from(idempotency_key.is_some());
-        self.counters
-            .statements(MovePath::Fast, around + t.statements());
-        Ok((t, view))
     }
 
     /// One move inside its transaction; nothing is committed here.
@@ -399,7 +268,7 @@ impl Runtime {
             }
         }
         let mut t = Table::lock_reusing(&mut *tx, id, |version| {
-            self.tables.exactly(id, version).map(|t| t.fork())
+            self.tables.exactly(id, version).and_then(|t| t.fork().ok())
         })
         .await?;
         let seat = t
@@ -415,16 +284,8 @@ impl Runtime {
         if req.version != t.version() {
             return Err(ApiError::VersionConflict(Box::new(t.view(Some(user.id)))));
         }
-        if t.status() != Status::Playing {
-            let status = t.status().as_str();
-            return Err(ApiError::refused(
-                crate::api_types::PlatformRule::MatchNotPlaying,
-                format!("the match is {status}, not playing"),
-                format!("牌局不在进行中（{status}），不能出牌"),
-            ));
-        }
-        t.act_for(&mut *tx, seat, req.action).await?;
-        t.advance(&mut *tx).await?;
+        let action = req.action;
+        t.run(&mut *tx, Input::Act { seat, action }).await?;
         t.save(&mut *tx).await?;
         let view = t.view(Some(user.id));
         if let Some(key) = &idempotency_key {
@@ -549,7 +410,6 @@ fn keyed(
         key: key.to_owned(),
         request: json!({ "match_id": id, "request": req }),
         body: body()?,
-        answered: false,
     }))
 }
 

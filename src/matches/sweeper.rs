@@ -1,6 +1,6 @@
 //! Plays overdue turns, and runs the tournaments' driver after each pass. Every server process
 //! runs one; `FOR UPDATE SKIP LOCKED` hands each overdue match to exactly one of them, and the
-//! automatic action goes through `Table::apply` like a client's. The driver is given at start
+//! automatic action goes through the table's one step (`Input::Deadline`) like a client's. The driver is given at start
 //! (`tournaments::tick`): tournaments sit above matches, which never import them.
 
 use std::pin::Pin;
@@ -10,7 +10,7 @@ use sqlx::PgPool;
 use tokio::sync::watch;
 use uuid::Uuid;
 
-use super::table::Table;
+use super::table::{Input, Table};
 use crate::error::ApiError;
 
 /// What each pass runs after the overdue turns (the tournaments' driver); returns how many
@@ -113,7 +113,6 @@ async fn sweep_one(pool: &PgPool) -> Result<bool, ApiError> {
 
 async fn play_overdue(tx: &mut sqlx::PgConnection, id: Uuid) -> Result<(), ApiError> {
     let mut t = Table::lock(tx, id).await?;
-    t.time_out(tx).await?;
-    t.advance(tx).await?;
+    t.run(tx, Input::Deadline).await?;
     t.save(tx).await
 }

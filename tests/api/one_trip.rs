@@ -1,4 +1,4 @@
-//! One statement per move (docs/architecture.md § One move, one statement): a move whose table
+//! One statement per move (docs/architecture.md § One step, one writer): a move whose table
 //! is cached at its version is committed by one statement that writes only over that version.
 //! These tests hold it to what the transactional path does: the same rows, one winner when two
 //! processes race, stored answers for retried keys, and 409s (never a second application) when
@@ -7,7 +7,7 @@
 //! on, or a statement that fails, costs the other moves nothing.
 
 use futures_util::future::join_all;
-use paiju::matches::table::{EndStatement, InMemory, Keyed, Table, save_many, transaction_decides};
+use paiju::matches::table::{Keyed, Table, save_many};
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
@@ -64,12 +64,9 @@ async fn staking_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<
     (id, players)
 }
 
-/// The table of a move that one save statement commits.
-fn plain(worked: Option<InMemory>) -> Table {
-    match worked {
-        Some(InMemory::Move(t)) => t,
-        _ => panic!("not a plain move that one statement commits"),
-    }
+/// The table of a move that one statement commits ([`Table::plan_move`]).
+fn plain(worked: Option<Table>) -> Table {
+    worked.expect("a move that one statement commits")
 }
 
 /// The seat to act, its player and the 提示 for it (the action and the version it is for).
@@ -234,18 +231,17 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     assert_eq!(a["keys"].as_array().unwrap().len(), moves);
     assert_eq!(a["match"]["status"], "finished");
 
-    // Every move of the fast process took the fast path, one statement each but for the move
-    // that ended the first hand: its own statement (the move, the hand's end, the key's row),
-    // then the deal in a transaction, since the second hand ends at its deal by 摊牌 (which
-    // finishes the match): BEGIN, load, the `hands` row, that hand's end, save, the key's
-    // answer, COMMIT. The other process sent no move down the fast path.
+    // Every move of the fast process took the fast path, one statement each, the move that
+    // ended the first hand too: the move, the hand's end, the next deal — a hand that ends at
+    // its deal by 摊牌, which finishes the match — and the key's row. The other process sent no
+    // move down the fast path.
     let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
     assert_eq!(
         moves_counted(&fast.client, &fast.address, "transaction").await,
         (0, 0)
     );
     assert_eq!(fast_moves, moves as u64);
-    assert_eq!(fast_statements, fast_moves + 7);
+    assert_eq!(fast_statements, fast_moves);
     assert_eq!(
         moves_counted(&slow.client, &slow.address, "fast").await,
         (0, 0)
@@ -258,16 +254,35 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
     fast.assert_ledger_reconciles().await;
 }
 
-/// A move that ends a hand at a table that deals the next at once takes the fast path too:
-/// the process knows the players' wallets and 积分 (from the last deal, less the stakes since),
-/// so one statement commits the move, the hand's end and the next deal; it writes what the
-/// transaction writes.
+/// A move that ends a hand at a table that deals the next at once is one statement too, when
+/// the next deal reads no wallet or 积分 (打炸): the move, the hand's end, its 积分 and the deal.
+/// A 扯旋 deal reads them (each seat's 簸簸 comes from its wallet), so the move that ends a 扯旋
+/// hand takes a transaction that reads them locked — and writes what the other process
+/// writes, as every other move.
 #[tokio::test]
-async fn a_hand_end_and_the_deal_after_it_are_one_fast_statement() {
+async fn a_hand_end_and_the_deal_after_it_are_one_statement_unless_the_deal_reads_wallets() {
     let (fast, slow) = fast_and_slow().await;
-    let (fast_id, fast_players) = staking_table(&fast, 4, "ends").await;
-    let (slow_id, slow_players) = staking_table(&slow, 4, "ends").await;
+    let (fast_id, fast_players) = seeded_table(&fast, 4, "ends").await;
+    let (slow_id, slow_players) = seeded_table(&slow, 4, "ends").await;
     let (moves, a) = play_out_both_keyed(
+        (&fast, &fast_id, &fast_players),
+        (&slow, &slow_id, &slow_players),
+        true,
+    )
+    .await;
+    let hands = a["hands"].as_array().unwrap();
+    assert!(hands.len() >= 2, "{a}");
+    assert!(hands.iter().all(|h| h["ended"] == true), "{a}");
+    let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
+    let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
+    assert_eq!(tx_moves, 0);
+    assert_eq!(fast_moves, moves as u64);
+    assert_eq!(fast_statements, fast_moves);
+
+    let (fast, slow) = fast_and_slow().await;
+    let (fast_id, fast_players) = staking_table(&fast, 4, "xends").await;
+    let (slow_id, slow_players) = staking_table(&slow, 4, "xends").await;
+    let (xmoves, a) = play_out_both_keyed(
         (&fast, &fast_id, &fast_players),
         (&slow, &slow_id, &slow_players),
         true,
@@ -276,12 +291,12 @@ async fn a_hand_end_and_the_deal_after_it_are_one_fast_statement() {
     let hands = a["hands"].as_array().unwrap();
     assert_eq!(hands.len(), 4, "{a}");
     assert!(hands.iter().all(|h| h["ended"] == true), "{a}");
-    // Hands 1 to 3 ended on the fast path, one statement each, as every other move; the move
-    // that ended the fourth finished the match, which the transaction does.
+    // Hands 1 to 3 ended in a transaction each, which dealt the next; the move that ended the
+    // fourth finished the match and read nothing: one statement.
     let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
     let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
-    assert_eq!(tx_moves, 1);
-    assert_eq!(fast_moves + tx_moves, moves as u64);
+    assert_eq!(tx_moves, 3);
+    assert_eq!(fast_moves + tx_moves, xmoves as u64);
     assert_eq!(fast_statements, fast_moves);
     fast.assert_ledger_reconciles().await;
 }
@@ -308,12 +323,11 @@ async fn play_until_hand(app: &TestApp, id: &str, players: &[Player], hand: i64)
 }
 
 /// Coins granted to a player during hand 1, 积分 of the same game added to another player's
-/// during hand 2 (as another table's hand end would): each time the wallets and 积分 the
-/// process predicted for the next deal are not the ledger's, so the statement that would end
-/// the hand and deal writes nothing, and the hand ends in two statements, the deal made from
-/// the wallets and 积分 the first returns — as the transaction deals.
+/// during hand 2 (as another table's hand end would): the next 扯旋 deal is made from the
+/// wallets and 积分 the ledger holds then, read and locked by the hand-ending move's
+/// transaction, on either process.
 #[tokio::test]
-async fn a_deal_predicted_from_a_wallet_that_moved_elsewhere_is_dealt_from_the_ledger() {
+async fn a_deal_is_made_from_wallets_and_scores_that_moved_elsewhere_mid_hand() {
     let (fast, slow) = fast_and_slow().await;
     let (fast_id, fast_players) = staking_table(&fast, 3, "moved").await;
     let (slow_id, slow_players) = staking_table(&slow, 3, "moved").await;
@@ -372,80 +386,13 @@ async fn a_deal_predicted_from_a_wallet_that_moved_elsewhere_is_dealt_from_the_l
     .unwrap();
     assert_eq!(hands[1]["wallets"][1], json!(wallet), "{a}");
     assert_eq!(hands[2]["scores"][2], json!(points), "{a}");
-    // Hands 1 and 2 ended with a statement that wrote nothing, then two; the third finished
-    // the match in a transaction.
-    let (fast_moves, fast_statements) = moves_counted(&fast.client, &fast.address, "fast").await;
+    // Hands 1 and 2 ended in a transaction each, which dealt the next; the third finished the
+    // match in one statement.
+    let (fast_moves, _) = moves_counted(&fast.client, &fast.address, "fast").await;
     let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
-    assert_eq!(tx_moves, 1);
+    assert_eq!(tx_moves, 2);
     assert_eq!(fast_moves + tx_moves, (before[0] + moves) as u64);
-    assert_eq!(fast_statements, fast_moves + 4);
     fast.assert_ledger_reconciles().await;
-}
-
-/// A server that stops between the two statements of a hand's end leaves a table between
-/// hands with a deadline: the sweeper deals the next hand from the wallets after the end.
-#[tokio::test]
-async fn a_table_left_between_hands_by_a_fast_hand_end_is_dealt_by_the_sweeper() {
-    let app = process_on(&fresh_database().await, true).await;
-    let (id, players) = staking_table(&app, 3, "left").await;
-    let mut conn = app.pool.acquire().await.unwrap();
-    let mut moves = 0;
-    loop {
-        assert!(moves < 500, "no hand ended");
-        let (p, hint) = next_move(&app, &id, &players).await;
-        let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
-        if let Some(InMemory::HandEnd { mut between, .. }) = t.act_in_memory(p.id, &hint["action"])
-        {
-            // The first statement alone, as a process that died before the deal's.
-            let EndStatement::Written(wallets, _) =
-                between.end_if_unmoved(&mut conn, None).await.unwrap()
-            else {
-                panic!("the row was at the cached version");
-            };
-            let ledger: Vec<i64> = sqlx::query_scalar(
-                "SELECT a.balance FROM match_seats s JOIN accounts a ON a.user_id = s.user_id
-                  WHERE s.match_id = $1::uuid ORDER BY s.seat",
-            )
-            .bind(&id)
-            .fetch_all(&app.pool)
-            .await
-            .unwrap();
-            assert_eq!(wallets, ledger, "the wallets after the hand's end");
-            break;
-        }
-        let body = json!({"version": hint["version"], "action": hint["action"]});
-        let (s, b) = app
-            .post(&format!("/v1/matches/{id}/actions"), &p.token, body)
-            .await;
-        assert_eq!(s, StatusCode::OK, "{b}");
-        moves += 1;
-    }
-    let hands = || async {
-        sqlx::query_as::<_, (i64, i64)>(
-            "SELECT count(*), count(ended_at) FROM hands WHERE match_id = $1::uuid",
-        )
-        .bind(&id)
-        .fetch_one(&app.pool)
-        .await
-        .unwrap()
-    };
-    assert_eq!(hands().await, (1, 1), "the hand ended, the next not dealt");
-    let due: bool = sqlx::query_scalar(
-        "SELECT deadline_at <= now() + interval '1 second' FROM matches WHERE id = $1::uuid",
-    )
-    .bind(&id)
-    .fetch_one(&app.pool)
-    .await
-    .unwrap();
-    assert!(due, "a table between hands is due within a second");
-    app.wait_for(&id, &players[0], 10, |v| {
-        !v["to_act"].as_array().unwrap().is_empty()
-    })
-    .await;
-    assert_eq!(hands().await, (2, 1), "the sweeper dealt the next hand");
-    // And the match plays on to its end.
-    assert!(play_out(&app, &id, &players, false).await > 0);
-    app.assert_ledger_reconciles().await;
 }
 
 #[tokio::test]
@@ -502,10 +449,12 @@ async fn stakes_on_the_fast_path_write_the_ledger_the_transaction_writes() {
     fast.assert_ledger_reconciles().await;
 }
 
-/// A hand's end is written with the next hand's deal by one statement (the settlement's
-/// ledger transaction, the hand's result, the 积分, the new hand's row): a move that ends a
-/// hand sends BEGIN, the locked load, that statement, the save and COMMIT. Each new hand
-/// starts from the wallets and 积分 after the previous one's settlement, as its row records.
+/// A hand's end is written with the move and the next hand's deal by one statement (the
+/// settlement's ledger transaction, the hand's result, the 积分, the new hand's row): a move
+/// that ends a 扯旋 hand sends BEGIN, the locked load, the locked read of the players' wallets
+/// and 积分 the deal starts from, that statement and COMMIT; the move that finishes the match
+/// reads nothing. Each new hand starts from the wallets and 积分 after the previous one's
+/// settlement, as its row records.
 #[tokio::test]
 async fn a_hand_end_and_the_next_deal_are_one_statement() {
     let app = process_on(&fresh_database().await, false).await;
@@ -551,7 +500,7 @@ async fn a_hand_end_and_the_next_deal_are_one_statement() {
     }
     assert_eq!(
         ends,
-        [5, 5, 5, 5],
+        [5, 5, 5, 4],
         "statements of the moves that ended a hand"
     );
 
@@ -617,7 +566,7 @@ async fn one_statement_stakes_one_wallet_at_two_tables_and_never_overdraws_it() 
     let z = two_seat_table(&app, &p, "besidez").await;
     let mut conn = app.pool.acquire().await.unwrap();
     let bobo_at = |table: &Table, amount: i64| {
-        plain(table.act_in_memory(p.id, &json!({"type": "set_bobo", "amount": amount})))
+        plain(table.plan_move(p.id, &json!({"type": "set_bobo", "amount": amount})))
     };
     let tx = Table::read(&mut conn, x.parse().unwrap()).await.unwrap();
     let ty = Table::read(&mut conn, y.parse().unwrap()).await.unwrap();
@@ -738,23 +687,23 @@ async fn two_processes_racing_the_same_move_apply_it_once() {
 }
 
 /// Two processes holding the table at the version before a hand-ending move both get it at
-/// once: one ends the hand (settled once) and deals the next, the other answers 409.
+/// once, and both send their one statement: one ends the hand (its 积分 written once) and
+/// deals the next, the other answers 409.
 #[tokio::test]
 async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
     let (a, b) = two_processes().await;
-    let (id, players) = staking_table(&a, 3, "race").await;
+    let (id, players) = seeded_table(&a, 3, "race").await;
     let mut conn = a.pool.acquire().await.unwrap();
     let path = format!("/v1/matches/{id}/actions");
     let mut moves = 0;
-    let (won, lost, lost_status, v) = loop {
+    let (won, lost, lost_status, v, next) = loop {
         assert!(moves < 500, "no hand ended");
         let (p, hint) = next_move(&a, &id, &players).await;
         let body = json!({"version": hint["version"], "action": hint["action"]});
         let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
-        if !matches!(
-            t.act_in_memory(p.id, &hint["action"]),
-            Some(InMemory::HandEnd { .. })
-        ) {
+        let next = plain(t.plan_move(p.id, &hint["action"]));
+        let hand = |t: &Table| serde_json::to_value(t.view(None)).unwrap()["hand_no"].clone();
+        if hand(&next) == hand(&t) {
             let (s, v) = a.post(&path, &p.token, body).await;
             assert_eq!(s, StatusCode::OK, "{v}");
             moves += 1;
@@ -767,23 +716,25 @@ async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
             b.post(&path, &p.token, body.clone())
         );
         let v = hint["version"].as_i64().unwrap();
+        let next = (next.version(), hand(&next).as_i64().unwrap());
         break match (sa, sb) {
-            (StatusCode::OK, _) => (va, vb, sb, v),
-            (_, StatusCode::OK) => (vb, va, sa, v),
+            (StatusCode::OK, _) => (va, vb, sb, v, next),
+            (_, StatusCode::OK) => (vb, va, sa, v, next),
             _ => panic!("neither process applied {body}: {va} / {vb}"),
         };
     };
     assert_problem(lost_status, &lost, StatusCode::CONFLICT, "version_conflict");
-    // The winner answers the dealt table; the loser saw the row past v (between hands, or
-    // dealt).
-    assert_eq!(won["version"], v + 2, "{won}");
+    // The winner answers the dealt table (a hand ended at its deal by 摊牌 and the one after
+    // it included, as the move worked out); the loser saw the row past v.
+    let (version, hand_now) = next;
+    assert_eq!(won["version"], version, "{won}");
+    assert_eq!(won["hand_no"], hand_now, "{won}");
     let seen = lost["view"]["version"].as_i64().unwrap();
-    assert!(seen == v + 1 || seen == v + 2, "{lost}");
-    let (hands, ended, settlements): (i64, i64, i64) = sqlx::query_as(
+    assert!(seen > v, "{lost}");
+    let (hands, ended, entries): (i64, i64, i64) = sqlx::query_as(
         "SELECT (SELECT count(*) FROM hands WHERE match_id = $1::uuid),
                 (SELECT count(*) FROM hands WHERE match_id = $1::uuid AND ended_at IS NOT NULL),
-                (SELECT count(*) FROM ledger_tx WHERE match_id = $1::uuid
-                    AND reason = 'hand_settlement')",
+                (SELECT count(*) FROM score_entries WHERE match_id = $1::uuid)",
     )
     .bind(&id)
     .fetch_one(&a.pool)
@@ -791,11 +742,11 @@ async fn two_processes_racing_a_hand_ending_move_end_the_hand_once() {
     .unwrap();
     assert_eq!(
         (hands, ended),
-        (2, 1),
-        "the hand ended once, the next dealt once"
+        (hand_now, hand_now - 1),
+        "each hand ended once, each dealt once"
     );
-    assert_eq!(settlements, 1, "one settlement of the hand");
-    assert_eq!(a.view(&id, &players[0]).await["version"], v + 2);
+    assert_eq!(entries, 4 * ended, "each hand's 积分 written once");
+    assert_eq!(a.view(&id, &players[0]).await["version"], version);
     a.assert_ledger_reconciles().await;
 }
 
@@ -1014,7 +965,7 @@ async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_not
         let (p, hint) = next_move(&app, id, players).await;
         let t = Table::read(&mut conn, id.parse().unwrap()).await.unwrap();
         assert_eq!(t.version(), hint["version"].as_i64().unwrap());
-        worked.push(plain(t.act_in_memory(p.id, &hint["action"])));
+        worked.push(plain(t.plan_move(p.id, &hint["action"])));
         movers.push(p.id);
     }
     // y's row moves on: its move is played through the server first.
@@ -1043,7 +994,6 @@ async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_not
         key: "used".into(),
         request: json!({}),
         body: json!({}),
-        answered: false,
     };
     let failed = save_many(&mut conn, &[(&worked[0], Some(&keyed)), (&worked[1], None)]).await;
     assert!(
@@ -1077,43 +1027,4 @@ async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_not
         .await;
     assert_eq!(s, StatusCode::OK, "{b}");
     app.assert_ledger_reconciles().await;
-}
-
-/// The check a one-statement hand end makes after its writes (`paiju_unchanged`): false aborts
-/// the whole statement, its writes with it, with an error the fast path hands to the
-/// transaction (as a deadlock); true lets it through.
-#[tokio::test]
-async fn a_statement_whose_assumed_wallets_changed_aborts_whole() {
-    let pool = sqlx::PgPool::connect(&fresh_database().await)
-        .await
-        .unwrap();
-    paiju::db::migrate(&pool).await.unwrap();
-    sqlx::query("CREATE TABLE checked (note text)")
-        .execute(&pool)
-        .await
-        .unwrap();
-    let write = |ok: bool| {
-        sqlx::query(
-            "WITH t AS (INSERT INTO checked VALUES ('checked') RETURNING 1)
-             SELECT (SELECT count(*) FROM t), paiju_unchanged($1)",
-        )
-        .bind(ok)
-    };
-    let err = write(false).fetch_one(&pool).await.unwrap_err();
-    assert_eq!(
-        err.as_database_error().and_then(|e| e.code()).as_deref(),
-        Some("40001")
-    );
-    assert!(transaction_decides(&err));
-    let written: i64 = sqlx::query_scalar("SELECT count(*) FROM checked")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    assert_eq!(written, 0, "the aborted statement wrote nothing");
-    write(true).fetch_one(&pool).await.unwrap();
-    let written: i64 = sqlx::query_scalar("SELECT count(*) FROM checked")
-        .fetch_one(&pool)
-        .await
-        .unwrap();
-    assert_eq!(written, 1);
 }

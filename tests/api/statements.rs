@@ -21,10 +21,8 @@ use crate::helpers::spawn_app;
 /// it makes), each covered by the service's own enumeration of what it builds.
 const BUILT: &[(&str, &str, usize)] = &[
     ("src/ledger.rs", "transfer", 1),
-    ("src/matches/table/money.rs", "send_end", 1),
-    ("src/matches/table/money.rs", "end_if_unmoved", 1),
     ("src/matches/table/store.rs", "fetch", 1),
-    ("src/matches/table/store.rs", "save_many", 1),
+    ("src/matches/table/write.rs", "save_many", 1),
 ];
 
 /// The calls of `raw_sql` (several statements at once, which cannot be prepared, reading no
@@ -309,7 +307,8 @@ async fn every_statement_the_server_sends_prepares_against_the_schema() {
         .into_iter()
         .map(|(file, function, sql)| (format!("{file} {function}"), sql))
         .collect();
-    for sql in paiju::matches::table::statements() {
+    let table = paiju::matches::table::statements();
+    for sql in table.loads {
         all.push(("matches::table::statements".into(), sql.to_string()));
     }
     all.push((
@@ -320,6 +319,27 @@ async fn every_statement_the_server_sends_prepares_against_the_schema() {
     let app = spawn_app().await;
     let mut conn = app.pool.acquire().await.expect("a connection");
     let mut failures = Vec::new();
+    // The writer binds every parameter whatever its parts: each of its statements is
+    // prepared with the parameter types of the one with every part.
+    let types = match (&mut *conn)
+        .describe(sqlx::SqlSafeStr::into_sql_str(table.writes[0]))
+        .await
+    {
+        Ok(described) => match described.parameters() {
+            Some(sqlx::Either::Left(types)) => types.to_vec(),
+            other => panic!("the writer's parameters are described by type: {other:?}"),
+        },
+        Err(e) => panic!("the writer's statement with every part: {e}"),
+    };
+    for sql in &table.writes {
+        if let Err(e) = (&mut *conn)
+            .prepare_with(sqlx::SqlSafeStr::into_sql_str(*sql), &types)
+            .await
+        {
+            failures.push(format!("matches::table::statements (writer): {e}"));
+        }
+    }
+    let all_count = all.len() + table.writes.len();
     for (site, sql) in &all {
         if let Err(e) = (&mut *conn)
             .prepare(sqlx::SqlSafeStr::into_sql_str(sqlx::AssertSqlSafe(
@@ -339,7 +359,7 @@ async fn every_statement_the_server_sends_prepares_against_the_schema() {
         failures.is_empty(),
         "{} of {} statements do not prepare:\n{}",
         failures.len(),
-        all.len(),
+        all_count,
         failures.join("\n")
     );
 }

@@ -379,6 +379,11 @@ pub trait Game: 'static {
     /// from the 簸簸 and then the wallet): the service then passes `Game::leave` the wallet as
     /// it is at the escape, read under a lock. Other games' `leave` is passed 0.
     const ESCAPE_TAKES_WALLET: bool = false;
+    /// Whether a hand's deal reads the players' wallets and 积分 (`HandStart::wallets`,
+    /// `HandStart::scores`; 扯旋: each seat's 簸簸 comes from its wallet, the base from the
+    /// table's 积分 levels). The service reads them, under a lock, only for such a game; every
+    /// other game is dealt with zeros, which its `start_hand` does not look at.
+    const DEAL_READS_PURSE: bool = false;
     /// Whether partners are fixed for the whole match (四副牌升级: opposite seats always score
     /// alike), so a tournament advances the winning pair, not one player.
     const FIXED_PARTNERS: bool = false;
@@ -576,6 +581,8 @@ pub trait DynGame: Send + Sync {
     fn fixed_partners(&self) -> bool;
     /// [`Game::ESCAPE_TAKES_WALLET`].
     fn escape_takes_wallet(&self) -> bool;
+    /// [`Game::DEAL_READS_PURSE`].
+    fn deal_reads_purse(&self) -> bool;
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError>;
     fn deck(&self, options: &Value) -> Result<Vec<Card>, String>;
     fn new_match(&self, options: &Value, seats: usize) -> Result<Box<dyn DynState>, String>;
@@ -673,6 +680,9 @@ where
     }
     fn escape_takes_wallet(&self) -> bool {
         G::ESCAPE_TAKES_WALLET
+    }
+    fn deal_reads_purse(&self) -> bool {
+        G::DEAL_READS_PURSE
     }
     fn options(&self, seats: usize, raw: &Value) -> Result<Value, RuleError> {
         parse_options::<G>(seats, raw).map(|o| to_value(&o))
@@ -923,6 +933,45 @@ pub(crate) mod checks {
             }
             for shared in super::codes_of::<super::Shared>() {
                 assert!(codes.contains(&shared), "{}: {shared}", g.name());
+            }
+        }
+    }
+
+    /// A game that says its deal reads no wallet or 积分 ([`Game::DEAL_READS_PURSE`]) is dealt
+    /// alike whatever they are: the service deals it with zeros and reads nothing.
+    #[test]
+    fn a_game_that_reads_no_purse_deals_alike_whatever_the_wallets_and_scores() {
+        let mut rng = Rng(20261128);
+        for g in crate::all() {
+            if g.deal_reads_purse() {
+                continue;
+            }
+            for seats in g.seats() {
+                let options = g.options(seats, &serde_json::json!({})).expect("defaults");
+                for _ in 0..8 {
+                    let mut deck = g.deck(&options).expect("a deck");
+                    let mut seed = [0u8; 32];
+                    seed[..8].copy_from_slice(&rng.next().to_le_bytes());
+                    crate::shuffle::shuffle(&mut deck, &seed);
+                    let deal = |wallets: Vec<i64>, scores: Vec<i64>| {
+                        let mut st = g.new_match(&options, seats).expect("a match");
+                        let outcome = st.start_hand(HandStart {
+                            deck: deck.clone(),
+                            ctx: Ctx { now_ms: 0 },
+                            wallets,
+                            scores,
+                        });
+                        (st.save(), outcome)
+                    };
+                    let wallets = (0..seats).map(|_| rng.range(0, 5_000)).collect();
+                    let scores = (0..seats).map(|_| rng.range(0, 400) - 200).collect();
+                    assert_eq!(
+                        deal(vec![0; seats], vec![0; seats]),
+                        deal(wallets, scores),
+                        "{} at {seats} seats",
+                        g.name()
+                    );
+                }
             }
         }
     }

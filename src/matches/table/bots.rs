@@ -1,7 +1,8 @@
 //! Server-side bots at a table (docs/api.md § Bots): accounts of their own, made for one table,
 //! funded by the house when they sit down (ledger reason `bot_funding`) and emptied back into
 //! it when the table ends (`bot_return`). A bot's seat is always in 托管 and played at once with
-//! the game's `bot_action`; it never holds a real account's coins.
+//! the game's `bot_action`; it never holds a real account's coins. Its coins go back when the
+//! table ends (the step's `retire_bots`).
 
 use super::*;
 
@@ -37,6 +38,8 @@ impl Table {
                 &[(Party::House, -coins), (Party::User(user_id), coins)],
             )
             .await?;
+            // Coins moved outside the step: what it read before is stale.
+            self.reads = None;
         }
         sqlx::query(
             "INSERT INTO match_seats (match_id, seat, user_id, auto) VALUES ($1, $2, $3, true)",
@@ -62,40 +65,6 @@ impl Table {
                 bot: Some(true),
             },
         );
-        Ok(())
-    }
-
-    /// The table is over: every bot's coins go back to the house. A bot with nothing left
-    /// moves nothing, so calling this again changes nothing.
-    pub(super) async fn retire_bots(&mut self, conn: &mut PgConnection) -> Result<(), ApiError> {
-        let bots: Vec<Uuid> = self
-            .seats
-            .iter()
-            .flatten()
-            .filter(|s| s.bot)
-            .map(|s| s.user_id)
-            .collect();
-        if bots.is_empty() {
-            return Ok(());
-        }
-        let balances = self.lock_balances(conn, &bots).await?;
-        let mut legs: Vec<(Party, i64)> = bots
-            .iter()
-            .zip(&balances)
-            .filter(|(_, b)| **b > 0)
-            .map(|(u, b)| (Party::User(*u), -b))
-            .collect();
-        let total: i64 = balances.iter().filter(|b| **b > 0).sum();
-        if total == 0 {
-            return Ok(());
-        }
-        legs.push((Party::House, total));
-        let meta = TxMeta {
-            reason: Reason::BotReturn,
-            match_id: Some(self.id),
-            ..TxMeta::default()
-        };
-        self.transfer(conn, &meta, &legs).await?;
         Ok(())
     }
 }

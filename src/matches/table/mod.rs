@@ -1,10 +1,13 @@
-//! A match loaded inside one database transaction: the only place that drives a game engine.
-//! Client actions, joins, leaves and the deadline sweeper all go through `Table`, so an
-//! automatic action takes exactly the path of a client's.
+//! A match's table: the only place that drives a game engine. Client actions, joins, leaves and
+//! the deadline sweeper all go through one pure step (`step.rs`: the next table and what it
+//! writes, from the table, an input, the time and what was read for it), committed by one
+//! writer (`write.rs`: one statement, over the version the table was loaded at) either alone
+//! or inside a transaction that read what the step needed (`exec.rs`). An automatic action
+//! takes exactly the path of a client's.
 
 use chrono::{DateTime, Utc};
 use games::cards::Card;
-use games::engine::{Ctx, HandResult, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
+use games::engine::{Ctx, HandStart, Money, Outcome, SeatNo, Stage, Visibility};
 use games::shuffle::{Seed, commitment, hand_seed, shuffle};
 use games::{DynGame, DynState};
 use serde::Deserialize;
@@ -24,32 +27,48 @@ use crate::notices::{self, Notice, Via};
 
 mod bots;
 pub mod events;
-mod money;
-mod play;
+mod exec;
+mod outcome;
+mod pending;
 mod render;
-pub use render::ViewBody;
+mod step;
 mod store;
+mod write;
 
-pub use money::EndStatement;
-pub use play::InMemory;
-pub use store::{Keyed, NewTable, save_many, transaction_decides};
+pub use pending::Reads;
+use pending::{Pending, PendingEvent};
+pub use render::ViewBody;
+pub use step::{Halt, Input};
+pub use store::NewTable;
+pub use write::{Keyed, save_many, transaction_decides};
 
-/// Every statement the table builds at run time (each save's and hand end's shape), for the
-/// test that prepares every statement the server can send against the migrated schema.
-pub fn statements() -> Vec<&'static str> {
-    let mut all = vec![
-        store::LOAD_UNLOCKED.as_str(),
-        store::LOAD_LOCKED.as_str(),
-        money::SETTLE_SQL.as_str(),
-        money::SETTLE_AND_DEAL_SQL.as_str(),
-    ];
-    for mask in 0..1 << store::PARTS {
-        all.push(store::save_sql(mask));
-        for guarded in [false, true] {
-            all.push(money::end_if_unmoved_sql(mask, guarded));
-        }
+/// The statements a table sends, for the test that prepares every statement the server can
+/// send against the migrated schema: its two loads, and the writer's, one per set of parts,
+/// the first with every part. The writer binds every parameter whatever its parts, so each of
+/// its statements prepares with the first's parameter types.
+pub struct Statements {
+    pub loads: [&'static str; 2],
+    pub writes: Vec<&'static str>,
+}
+
+pub fn statements() -> Statements {
+    let mut writes: Vec<&'static str> = (0..1 << write::PARTS).map(write::sql).collect();
+    // The longest (every part) first.
+    writes.sort_unstable_by(|a, b| b.len().cmp(&a.len()).then(a.cmp(b)));
+    writes.dedup();
+    Statements {
+        loads: [store::LOAD_UNLOCKED.as_str(), store::LOAD_LOCKED.as_str()],
+        writes,
     }
-    all
+}
+
+/// 32 bytes from the operating system: a step's entropy, from which it shuffles the hands it
+/// deals (`games::shuffle::hand_seed` of it and the hand's number).
+fn fresh_entropy() -> Result<Seed, ApiError> {
+    let mut seed = [0u8; 32];
+    getrandom::fill(&mut seed)
+        .map_err(|e| ApiError::Internal(anyhow::anyhow!("OS randomness: {e}")))?;
+    Ok(seed)
 }
 
 #[derive(Clone, Debug, Deserialize, serde::Serialize)]
@@ -109,96 +128,6 @@ impl Status {
     }
 }
 
-/// How an action came to be applied; stored with it for replays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum ActionKind {
-    Client,
-    Timeout,
-    Auto,
-}
-
-impl ActionKind {
-    fn as_str(self) -> &'static str {
-        match self {
-            ActionKind::Client => "action",
-            ActionKind::Timeout => "timeout",
-            ActionKind::Auto => "auto",
-        }
-    }
-}
-
-#[derive(Clone)]
-struct PendingEvent {
-    hand_no: i32,
-    kind: String,
-    seat: Option<i32>,
-    data: Value,
-    visible_to: Option<Vec<Uuid>>,
-}
-
-#[derive(Clone)]
-struct PendingAction {
-    hand_no: i32,
-    seat: i32,
-    kind: &'static str,
-    action: Option<Value>,
-    now_ms: i64,
-}
-
-/// A stake of a move worked out in memory ([`Table::act_in_memory`]): a ledger transaction
-/// (reason `stake`) from the user's wallet to the match's escrow, written by the move's own
-/// save statement.
-#[derive(Clone)]
-struct PendingStake {
-    hand_no: i32,
-    user: Uuid,
-    amount: i64,
-}
-
-/// A hand's end not yet written: its settlement (reason `hand_settlement`), its `hands`
-/// row's result and its 积分. One statement writes them ([`Table::settle`]) before anything
-/// else in the transaction reads or moves coins or saves, with the next hand's deal when one
-/// follows.
-#[derive(Clone)]
-struct PendingEnd {
-    hand_no: i32,
-    result: Value,
-    settlement: Vec<(Party, i64)>,
-    /// Each seat's player in the hand ([`Table::hand_player`]; none: nobody) and its 积分.
-    users: Vec<Option<Uuid>>,
-    points: Vec<i64>,
-}
-
-/// The `hands` row of a hand dealt in memory ([`Table::deal_in_memory`]), written by the
-/// deal's save statement.
-struct PendingHand {
-    hand_no: i32,
-    /// Revealed with the replay (none for a deck fixed by the creator).
-    seed: Option<Vec<u8>>,
-    commitment: String,
-    deck: Value,
-    start_state: String,
-    start_ms: i64,
-    /// The players dealt in, by seat, and their wallets and 积分 at the deal.
-    users: Vec<Uuid>,
-    wallets: Vec<i64>,
-    scores: Vec<i64>,
-    /// A deal saved with the hand's end before it ([`Table::deal_over_end`]): the wallets and
-    /// 积分 of `users` it predicted before that end, which its statement finds in the ledger
-    /// or writes nothing.
-    before: Option<Purse>,
-}
-
-/// The wallets and 积分 of a full table's players, by seat, as this process last knew them
-/// committed: read with the match row, set at each deal from what the deal read, followed
-/// through the stakes of the fast path, forgotten when coins move any other way
-/// ([`Table::deal_over_end`]).
-#[derive(Clone, Deserialize)]
-struct Purse {
-    wallets: Vec<i64>,
-    scores: Vec<i64>,
-}
-
 pub struct Table {
     id: Uuid,
     game: &'static dyn DynGame,
@@ -225,21 +154,37 @@ pub struct Table {
     /// the first deal and for hands dealt before that column): its coins and 积分 are theirs,
     /// also when one left the seat during the hand and another took it.
     dealt_in: Vec<Option<Uuid>>,
+    /// The step's clock: when the request or sweep that loaded (or forked) the table began.
     now: DateTime<Utc>,
-    events: Vec<PendingEvent>,
-    actions: Vec<PendingAction>,
-    dirty_seats: Vec<usize>,
-    stakes: Vec<PendingStake>,
-    ending: Option<PendingEnd>,
-    dealing: Option<PendingHand>,
-    purse: Option<Purse>,
+    /// The step's randomness (see [`fresh_entropy`]), fixed for the table's life in memory so
+    /// that a step run again after its reads deals the same hands.
+    entropy: Seed,
+    /// The wallets and 积分 read for this table's steps in its transaction, if any.
+    reads: Option<Reads>,
+    /// What the steps since the load (or the last save) write.
+    pending: Pending,
     /// Statements sent to the database for this table since it was loaded (a metric).
     statements: u64,
 }
 
 impl Table {
-    /// An independent copy of a committed table, to change in a new transaction.
-    pub fn fork(&self) -> Table {
+    /// An independent copy of a committed table, to change in a new request: its own clock and
+    /// entropy, nothing pending, nothing read.
+    pub fn fork(&self) -> Result<Table, ApiError> {
+        Ok(Table {
+            loaded_version: self.version,
+            now: Utc::now(),
+            entropy: fresh_entropy()?,
+            reads: None,
+            pending: Pending::default(),
+            statements: 0,
+            ..self.copy()
+        })
+    }
+
+    /// A copy of this table as it is, what it has pending and read included: the same table
+    /// to run a step on, while this one stays as it is.
+    fn copy(&self) -> Table {
         Table {
             id: self.id,
             game: self.game,
@@ -248,7 +193,7 @@ impl Table {
             platform: self.platform.clone(),
             status: self.status,
             version: self.version,
-            loaded_version: self.version,
+            loaded_version: self.loaded_version,
             last_seq: self.last_seq,
             action_no: self.action_no,
             state: self.state.fork(),
@@ -261,32 +206,11 @@ impl Table {
             last_result: self.last_result.clone(),
             seats: self.seats.clone(),
             dealt_in: self.dealt_in.clone(),
-            now: Utc::now(),
-            events: Vec::new(),
-            actions: Vec::new(),
-            dirty_seats: Vec::new(),
-            stakes: Vec::new(),
-            ending: None,
-            dealing: None,
-            purse: self.purse.clone(),
-            statements: 0,
-        }
-    }
-
-    /// A copy of a table worked out in memory, its pending writes included: the same table
-    /// to go on with, while this one stays as it is.
-    fn fork_pending(&self) -> Table {
-        Table {
-            version: self.version,
-            loaded_version: self.loaded_version,
             now: self.now,
-            events: self.events.clone(),
-            actions: self.actions.clone(),
-            dirty_seats: self.dirty_seats.clone(),
-            stakes: self.stakes.clone(),
-            ending: self.ending.clone(),
-            deadline_at: self.deadline_at,
-            ..self.fork()
+            entropy: self.entropy,
+            reads: self.reads.clone(),
+            pending: self.pending.clone(),
+            statements: self.statements,
         }
     }
 
@@ -386,6 +310,15 @@ impl Table {
         self.seats.iter().position(Option::is_none)
     }
 
+    /// Puts a seat in 托管 without timeouts: a tournament escaper's seat, or a player who was
+    /// in 托管 at their previous tournament table.
+    pub fn put_in_auto(&mut self, seat: SeatNo) {
+        if let Some(s) = self.seats[seat].as_mut() {
+            s.auto = true;
+            self.mark_seat(seat);
+        }
+    }
+
     /// Places a new tournament table in its tournament (shown in its view).
     pub fn set_tournament(&mut self, at: TournamentSeat) {
         self.tournament = Some(at);
@@ -450,44 +383,10 @@ impl Table {
         Ok(())
     }
 
-    /// Frees a seat: `left` before the first deal, `escaped` (逃跑, after the engine's
-    /// `leave`) during play. A table left by everyone before its first deal is aborted.
-    pub async fn unseat(&mut self, conn: &mut PgConnection, seat: SeatNo) -> Result<(), ApiError> {
-        let Some(user) = self.seat(seat).map(|s| s.user_id) else {
-            return Ok(());
-        };
-        let started = self.started();
-        if started {
-            self.escape(conn, seat).await?;
-        }
-        self.statements += 1;
-        sqlx::query("DELETE FROM match_seats WHERE match_id = $1 AND seat = $2")
-            .bind(self.id)
-            .bind(seat as i32)
-            .execute(&mut *conn)
-            .await?;
-        self.seats[seat] = None;
-        if started {
-            let escaped = events::Escaped {
-                user_id: user,
-                eliminated: None,
-            };
-            self.record(Some(seat), escaped);
-        } else {
-            self.record(Some(seat), events::Left { user_id: user });
-        }
-        // Bots do not keep a table nobody plays at.
-        if !started && self.seats.iter().flatten().all(|s| s.bot) {
-            self.status = Status::Aborted;
-            self.retire_bots(conn).await?;
-        }
-        Ok(())
-    }
-
     /// Records a platform event (joins, leaves, timeouts) visible to everyone, as part of a
     /// change that bumps the version itself (an action, a deal).
     fn platform_event(&mut self, kind: &str, seat: Option<SeatNo>, data: Value) {
-        self.events.push(PendingEvent {
+        self.pending.events.push(PendingEvent {
             hand_no: self.hand_no(),
             kind: kind.to_string(),
             seat: seat.map(|s| s as i32),
@@ -498,7 +397,7 @@ impl Table {
 
     /// A platform event only the player of `seat`'s hand sees.
     fn private_event(&mut self, kind: &str, seat: SeatNo, data: Value) {
-        self.events.push(PendingEvent {
+        self.pending.events.push(PendingEvent {
             hand_no: self.hand_no(),
             kind: kind.to_string(),
             seat: Some(seat as i32),
@@ -508,8 +407,8 @@ impl Table {
     }
 
     fn mark_seat(&mut self, seat: SeatNo) {
-        if !self.dirty_seats.contains(&seat) {
-            self.dirty_seats.push(seat);
+        if !self.pending.dirty_seats.contains(&seat) {
+            self.pending.dirty_seats.push(seat);
         }
     }
 

@@ -389,6 +389,7 @@ impl Game for Chexuan {
     const TITLE: &'static str = "扯旋";
     const SEATS: RangeInclusive<usize> = 2..=6;
     const ESCAPE_TAKES_WALLET: bool = true;
+    const DEAL_READS_PURSE: bool = true;
 
     fn check_options(opts: &mut Options, _seats: usize) -> Result<(), RuleError> {
         check_range("ante", opts.ante, 1..=MAX_OPTION)?;
