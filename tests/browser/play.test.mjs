@@ -1,9 +1,13 @@
-// Plays the web client in a real browser (Debian's chromium through playwright-core): two
-// players register through the page, play a hand of 扯旋 and a hand of 打炸 (with two bots)
-// to the end by clicking the table's buttons, look at the replay, and make ten moves each at
-// tables of 升级, 三打哈 and 扯胡子 (with bots). Screenshots go to
-// $SCREENSHOTS (target/screenshots/ unless told). Run by scripts/browser_test.sh, which
-// starts the server.
+// Plays the web client in a real browser (Debian's chromium through playwright-core): Ann at
+// a desktop (1280×900) and Bob on a phone (390×844, touch, and no crypto.subtle, as on a LAN
+// address over plain HTTP) register through the page and play a hand of every game to its end
+// with bots in the other seats, by clicking the table's buttons. Whenever it is their turn the
+// test checks the table's layout: the middle (what to beat), the hand and the action bar on
+// screen together, no sideways scroll. Bob's stream is refused (429 with Retry-After) during
+// the first hand: his page must say it long-polls, keep up, and take the stream back. Then the
+// replay (seed checked with the page's own SHA-256 on Bob's phone, steps taken), the 积分
+// leaderboard and a rematch, each where the server offers it. One screenshot per game goes to
+// $SCREENSHOTS (target/screenshots/ unless told). Run by scripts/browser_test.sh.
 //
 // Environment: PAIJU_URL (the server), PAIJU_ADMIN (user:password, to grant coins for 扯旋's
 // buy-in), SCREENSHOTS (folder). playwright starts chromium with a fresh temporary
@@ -44,67 +48,111 @@ process.exit(failed ? 1 : 0);
 
 async function run() {
   const suffix = Date.now().toString(36);
-  const ann = await player(`ann_${suffix}`);
-  const bob = await player(`bob_${suffix}`);
+  const ann = await player(`ann_${suffix}`, { viewport: { width: 1280, height: 900 } });
+  const bob = await player(`bob_${suffix}`, {
+    viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
+  }, () => Object.defineProperty(Crypto.prototype, "subtle", { get: () => undefined }));
   await grant([ann, bob], 5000);
+  const shown = { stepper: false, leaderboard: false, rematch: false };
 
-  // 扯旋: Ann opens a table for two, Bob finds it in the lobby and joins.
-  const chexuan = await create(ann, { game: "chexuan", seats: "2", hands: "1", buy_in: "1000" });
+  // 扯旋 with a bot; Bob's stream is refused meanwhile, so his page long-polls.
+  await bob.page.route("**/v1/me/stream", (r) => r.fulfill({
+    status: 429, headers: { "Retry-After": "2", "Content-Type": "application/problem+json" },
+    body: JSON.stringify({ type: "about:blank", title: "Too Many Requests", status: 429, code: "rate_limited" }),
+  }));
+  await bob.page.reload();
+  await bob.page.locator("#push", { hasText: "长轮询" }).waitFor({ timeout: STEP_MS });
+  log("bob's stream refused: the page says it long-polls");
+  const chexuan = await create(ann, { game: "chexuan", seats: "3", bots: "1", hands: "1", buy_in: "1000" });
   await bob.page.click("a.brand");
   await bob.page.selectOption("#open-game", "chexuan");
   const row = bob.page.locator("#open-tables tr", { hasText: ann.name });
   await row.waitFor({ timeout: STEP_MS });
-  await bob.page.screenshot({ path: `${SHOTS}/lobby.png` });
-  log("lobby screenshot");
+  await ann.page.screenshot({ path: `${SHOTS}/lobby.png` });
   await row.locator("button.join").click();
   // Both call, or raise when nobody bet, rather than fold or check all round (a draw): the hand
   // goes on to the split and the showdown.
-  const chexuanMoves = await playToTheEnd([ann, bob], chexuan, undefined, ["call", "raise"]);
+  const coinsBefore = Number(await ann.page.locator("#coins").getAttribute("data-coins"));
+  const chexuanMoves = await playToTheEnd([ann, bob], chexuan, ["call", "raise"], bob);
   assert.ok(chexuanMoves >= 4, "both players set their 簸簸 and bet");
-  await ann.page.screenshot({ path: `${SHOTS}/chexuan.png`, fullPage: true });
-  log("chexuan finished");
+  await result([ann, bob]);
+  // The header's wallet follows the hand: it is what GET /v1/me says once the hand is settled.
+  const me = await (await fetch(`${BASE}/v1/me`, { headers: { Authorization: `Bearer ${ann.token}` } })).json();
+  await ann.page.locator(`#coins[data-coins="${me.coins}"]`).waitFor({ timeout: STEP_MS });
+  log(`chexuan finished: ann's coins ${coinsBefore} → ${me.coins} in the header`);
+  await bob.page.unroute("**/v1/me/stream");
+  await bob.page.locator("#push").waitFor({ state: "hidden", timeout: STEP_MS });
+  log("bob's stream is back after Retry-After");
 
-  // The replay of the finished hand: the revealed seed matches the commitment, steps advance.
-  await ann.page.click("#replay-link");
-  await ann.page.locator(".replay-hand").first().waitFor({ timeout: STEP_MS });
-  await ann.page.locator(".check", { hasText: "✓" }).first().waitFor({ timeout: STEP_MS });
-  await ann.page.locator("button.step").first().click();
-  assert.equal(await ann.page.locator(".steps li.done").count(), 1);
-  log("replay checked");
+  // The replay on Bob's phone: the seed checked without crypto.subtle, then a step forward.
+  await bob.page.click("#replay-link");
+  await bob.page.locator(".replay-hand").first().waitFor({ timeout: STEP_MS });
+  await bob.page.locator(".check", { hasText: "✓" }).first().waitFor({ timeout: STEP_MS });
+  await bob.page.locator("button.step-next").first().click();
+  if ((await bob.page.locator(".stepper").count()) > 0) {
+    shown.stepper = true;
+    assert.equal(await bob.page.locator(".caption").first().getAttribute("data-step"), "1");
+    assert.ok(await bob.page.locator(".stage .felt .seat").count() >= 3, "the step shows the table");
+    await bob.page.locator(".slider").first().fill("0");
+    assert.equal(await bob.page.locator(".caption").first().getAttribute("data-step"), "0");
+  } else {
+    assert.equal(await bob.page.locator(".steps li.done").count(), 1);
+  }
+  log(`replay checked (${shown.stepper ? "the table at each step" : "action log: no steps served"})`);
 
-  // 打炸: four seats, two of them bots; Bob joins from the lobby again. A deal can end the
-  // hand at once (摊牌: a seat shows jokers without a bomb); then nobody played: deal again.
+  // 打炸: four seats, two of them bots. A deal can end the hand at once (摊牌: a seat shows
+  // jokers without a bomb): the result says so; then deal again at a new table.
   for (let table = 1; ; table++) {
     const dazha = await create(ann, { game: "dazha", seats: "4", bots: "2", hands: "1" });
-    await bob.page.click("a.brand");
-    await bob.page.selectOption("#open-game", "dazha");
-    await bob.page.locator("#open-tables tr", { hasText: ann.name }).locator("button.join").click();
-    const moves = await playToTheEnd([ann, bob], dazha, async (n) => {
-      if (n === 6) await ann.page.screenshot({ path: `${SHOTS}/dazha.png`, fullPage: true });
-    });
+    await joinFromLobby(bob, ann, "dazha");
+    const moves = await playToTheEnd([ann, bob], dazha, [], bob);
+    const story = await result([ann, bob]);
     if (moves >= 6) break;
+    assert.match(story, /摊牌/, "a hand over before anyone played is told as 摊牌");
     assert.ok(table < 5, "five 打炸 tables in a row ended before anyone played");
   }
   log("dazha finished");
 
-  // 四副牌升级, 衡阳三打哈 and 永州扯胡子: a table of each with bots beside Ann and Bob, played
-  // through the pages for ten moves of theirs (a whole 升级 hand is a few hundred): each game's
-  // table renders, and its own controls or its hints make moves.
+  // 四副牌升级, 衡阳三打哈 and 永州扯胡子, a hand each with bots beside Ann and Bob.
   for (const [game, seats] of [["shengji", 4], ["sandaha", 4], ["chehuzi", 3]]) {
-    // No hand limit: a short hand (a bot's early 胡) is followed by the next one.
-    const m = await create(ann, { game, seats: String(seats), bots: String(seats - 2) });
-    await bob.page.click("a.brand");
-    await bob.page.selectOption("#open-game", game);
-    await bob.page.locator("#open-tables tr", { hasText: ann.name }).locator("button.join").click();
-    const moves = await playToTheEnd([ann, bob], m, undefined, [], 10);
-    await ann.page.screenshot({ path: `${SHOTS}/${game}.png`, fullPage: true });
-    assert.ok(moves >= 3, `${game}: only ${moves} moves through the pages`);
+    const m = await create(ann, { game, seats: String(seats), bots: String(seats - 2), hands: "1" });
+    await joinFromLobby(bob, ann, game);
+    const moves = await playToTheEnd([ann, bob], m, [], bob);
+    await result([ann, bob]);
+    log(`${game} finished`);
+    assert.ok(moves >= 1, `${game}: no move through the pages`);
   }
+
+  // The 积分 leaderboard of the last game: the players' own rank, when the server has one.
+  await ann.page.click("#table a[href^='#/leaderboard/']");
+  await ann.page.locator("#board-me:not(:empty)").waitFor({ timeout: STEP_MS });
+  if ((await ann.page.locator("#board-rows tr").count()) > 0) {
+    shown.leaderboard = true;
+    await ann.page.locator("#board-me", { hasText: "#" }).waitFor({ timeout: STEP_MS });
+  }
+  log(`leaderboard: ${await ann.page.locator("#board-me").textContent()}`);
+
+  // A rematch of the last table: Ann offers it, Bob accepts from his finished table.
+  await ann.page.goBack();
+  await ann.page.locator("#rematch").click();
+  const offered = await Promise.race([
+    ann.page.locator("#match-status[data-status=waiting]").waitFor({ timeout: STEP_MS }).then(() => true),
+    ann.page.locator("#status", { hasText: "再来一局" }).waitFor({ timeout: STEP_MS }).then(() => false),
+  ]);
+  if (offered) {
+    shown.rematch = true;
+    const id = await ann.page.locator("#match-status").getAttribute("data-match");
+    await bob.page.locator("#accept-rematch").click({ timeout: STEP_MS });
+    await bob.page.locator(`#match-status[data-match="${id}"]`).waitFor({ timeout: STEP_MS });
+  }
+  log(`rematch: ${offered ? "offered and accepted" : "not served"}`);
+  log(`server routes in use: ${JSON.stringify(shown)}`);
   assert.deepEqual(errors, [], "the pages threw");
 }
 
-async function player(name) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+async function player(name, options, init) {
+  const context = await browser.newContext(options);
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   page.on("pageerror", (e) => errors.push(`${name}'s page: ${e.message}`));
   await page.goto(`${BASE}/play/`);
@@ -113,8 +161,9 @@ async function player(name) {
   await page.click("button[value=register]");
   await page.locator("#lobby").waitFor({ state: "visible", timeout: STEP_MS });
   const user = await page.evaluate(() => JSON.parse(localStorage.getItem("paiju.user")));
+  const token = await page.evaluate(() => localStorage.getItem("paiju.token"));
   log(`${name} registered`);
-  return { name, page, id: user.id };
+  return { name, page, id: user.id, token };
 }
 
 async function grant(players, amount) {
@@ -150,24 +199,77 @@ async function create(p, fields) {
   return { id, game: fields.game };
 }
 
+async function joinFromLobby(p, host, game) {
+  await p.page.click("a.brand");
+  await p.page.selectOption("#open-game", game);
+  await p.page.locator("#open-tables tr", { hasText: host.name }).locator("button.join").click({ timeout: STEP_MS });
+}
+
+async function shot(p, game) {
+  await p.page.evaluate(() => window.scrollTo(0, 0));
+  await p.page.screenshot({ path: `${SHOTS}/${game}.png` });
+}
+
+// The finished hand in words on both pages: the player's own line and what happened.
+async function result(players) {
+  let story = "";
+  for (const p of players) {
+    await p.page.locator("#result .you").waitFor({ timeout: STEP_MS });
+    assert.match(await p.page.locator("#result .you").textContent(), /^(你赢了|你输了|不输不赢)( \d+ 金币)? · 积分 [+-]?\d+ \/ /);
+    story = await p.page.locator("#result .story").textContent();
+    assert.ok(story.length > 10, "the result says what happened");
+  }
+  return story;
+}
+
+// The table as a player sees it on their turn: the middle of the table (what to beat), the
+// hand and the action bar inside the viewport together, and nothing wider than the screen.
+async function checkLayout(p) {
+  const box = await p.page.evaluate(() => {
+    window.scrollTo(0, 0);
+    const inside = (sel) => {
+      const el = document.querySelector(sel);
+      if (!el) return "missing";
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth + 0.5 ? "in" : `out ${JSON.stringify(r)}`;
+    };
+    return {
+      center: inside("#center"), buttons: inside("#controls .buttons"),
+      hand: document.querySelector("#hand") ? inside("#hand") : "in",
+      scroll: document.documentElement.scrollWidth - innerWidth,
+    };
+  });
+  assert.deepEqual({ ...box, scroll: box.scroll <= 0 }, { center: "in", buttons: "in", hand: "in", scroll: true },
+    `${p.name}'s table at ${p.page.viewportSize().width}px: ${JSON.stringify(box)}`);
+}
+
 // Each player, whenever the page shows it is their turn, clicks the first of the `prefer`red
 // action buttons the page offers, or else asks for a hint and plays it, until both pages show
-// the match finished (or, with `limit`, until that many moves were made).
-async function playToTheEnd(players, { id, game }, afterMove = async () => {}, prefer = [],
-  limit = Infinity) {
+// the match finished. The layout is checked on each player's first turns.
+async function playToTheEnd(players, { id, game }, prefer = [], photo = null) {
   const status = (p) => p.page.locator(`#match-status[data-match="${id}"]`);
   for (const p of players) await status(p).waitFor({ timeout: STEP_MS });
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + 150_000;
+  const checked = new Map();
   let moves = 0;
   for (;;) {
-    assert.ok(Date.now() < deadline, `${game} did not finish within 3 minutes`);
+    assert.ok(Date.now() < deadline, `${game} did not finish within 150 s`);
     const statuses = await Promise.all(players.map((p) => status(p).getAttribute("data-status")));
-    if (statuses.every((s) => s === "finished") || moves >= limit) break;
+    if (statuses.every((s) => s === "finished")) break;
     let acted = false;
     for (const p of players) {
       const hint = p.page.locator("#hint");
       if (!(await hint.isVisible())) continue;
       try {
+        if ((checked.get(p) ?? 0) < 2) {
+          await checkLayout(p);
+          checked.set(p, (checked.get(p) ?? 0) + 1);
+          // The game's screenshot: the phone's table on its second turn, mid-hand.
+          if (photo && p === photo && checked.get(p) === 2) {
+            await shot(p, game);
+            photo = null;
+          }
+        }
         const own = prefer.map((a) => `#controls button[data-action=${a}]:not([disabled])`).join(", ");
         if (own && (await p.page.locator(own).count()) > 0) {
           await p.page.locator(own).first().click({ timeout: 3000 });
@@ -175,15 +277,17 @@ async function playToTheEnd(players, { id, game }, afterMove = async () => {}, p
           await hint.click({ timeout: 3000 });
           await p.page.locator("#play-hint").click({ timeout: 3000 });
         }
-      } catch {
-        continue; // the page redrew meanwhile (the stream said the match moved): look again
+      } catch (e) {
+        if (e instanceof assert.AssertionError) throw e;
+        continue; // the page redrew meanwhile (the match moved): look again
       }
       moves += 1;
       acted = true;
-      await afterMove(moves);
     }
-    if (!acted) await players[0].page.waitForTimeout(150);
+    if (!acted) await players[0].page.waitForTimeout(100);
   }
+  for (const p of players) assert.ok(checked.get(p) || game === "dazha", `${p.name} never had a turn at ${game}`);
+  if (photo && (game !== "dazha" || moves >= 6)) await shot(photo, game);
   log(`${game}: ${moves} moves through the pages`);
   return moves;
 }
