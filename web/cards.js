@@ -204,7 +204,7 @@ export const BOARDS = {
     seat(v, i) {
       const s = seatOf(v, i);
       if (!s) return [];
-      if (!s.playing) return [tag("休", "out")];
+      if (!s.playing) return v.status === "playing" ? [tag("休", "sitting out")] : [];
       const mine = v.you?.seat === i;
       return [
         s.bobo_left != null || s.bobo != null ? fact("簸簸", "bobo", `${s.bobo_left ?? "?"}/${s.bobo ?? "?"}`) : null,
