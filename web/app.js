@@ -34,7 +34,7 @@ function show(id) {
 
 let stopStream = null;
 let push = "stream"; // "poll" while the stream is refused or lost
-const rematches = {}; // old match id → the rematch offered to us by a stream notice
+const rematches = {}; // old match id → { id, seat } of the rematch a stream notice offered us
 
 const NOTICES = {
   seated: (d) => `seated at a ${d.game} table`,
@@ -58,7 +58,7 @@ function onEvent(kind, d) {
   if (kind === "hello") return onNews(null);
   if (kind === "match") return onMatchNews(d);
   if (kind === "rematch") {
-    rematches[d.from] = d.match_id;
+    rematches[d.from] = { id: d.match_id, seat: d.seat };
     const r = current();
     if (r.page === "match" && r.id === d.from && view) renderTable();
     else say(`再来一局？${d.by ?? ""} 邀请你 / a rematch is offered: `, false, h("a", { href: `#/match/${d.from}` }, "open"));
@@ -414,7 +414,8 @@ function renderTable() {
   const you = v.you?.seat;
   const hand = handOf(v);
   const finished = v.status === "finished" || v.status === "aborted";
-  const offered = v.rematch ?? rematches[v.id] ?? null;
+  // The rematch offered: the notice's (with the seat kept for us), else the view's.
+  const offered = rematches[v.id] ?? (v.rematch ? { id: v.rematch } : null);
 
   const row = handRow(hand, (i, el) => {
     if (selected.has(i)) selected.delete(i);
@@ -550,9 +551,9 @@ async function rematch() {
   location.hash = `#/match/${v.id}`;
 }
 
-async function acceptRematch(id) {
+async function acceptRematch({ id, seat }) {
   try {
-    await api("POST", `/v1/matches/${id}/join`, {});
+    await api("POST", `/v1/matches/${id}/join`, seat == null ? {} : { seat });
   } catch (e) {
     // Already seated there (our own offer, or accepted in another tab): just go.
     if (!(e instanceof ApiError) || e.status !== 409) throw e;
