@@ -71,7 +71,7 @@ export function handRow(codes, onClick) {
     const first = row.firstElementChild;
     const card = first.getBoundingClientRect().width;
     // Visible part of every card but the last: at least its corner index, at most all of it.
-    const index = parseFloat(getComputedStyle(first).fontSize) * 1.25;
+    const index = parseFloat(getComputedStyle(first).fontSize) * 1.45;
     const step = Math.max(Math.min(index, card), Math.min(card + 2, (width - card) / (cards - 1)));
     row.style.setProperty("--overlap", `${(step - card).toFixed(1)}px`);
   };
