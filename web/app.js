@@ -600,7 +600,8 @@ function stepper(steps) {
     caption.replaceChildren(`${at + 1}/${steps.length} `, who ? h("b", {}, who) : "", " ",
       s.action ? renderValue(s.action) : at === 0 ? "发牌 the deal" : "自动 automatic step");
     caption.dataset.step = at;
-    stage.replaceChildren(drawBoard(v), v.last_result && at === steps.length - 1 ? resultBox(v, "replay-result") : null);
+    const last = v.last_result && at === steps.length - 1 ? resultBox(v, "replay-result") : null;
+    stage.replaceChildren(...[drawBoard(v), last].filter(Boolean));
   };
   slider.addEventListener("input", () => go(Number(slider.value)));
   go(0);
