@@ -27,6 +27,7 @@ function say(text, error = false, ...extra) {
 
 const PAGES = ["login", "lobby", "table", "replay", "leaderboard"];
 function show(id) {
+  if (id !== "lobby") lobbyFresh = false;
   for (const s of PAGES) $(`#${s}`).hidden = s !== id;
 }
 
@@ -252,11 +253,18 @@ $("#create-form").addEventListener("submit", guard(async (e) => {
 }));
 
 let lobbyLoads = 0;
+let lobbyFresh = false; // the open tables shown are this visit's
 
 async function loadLobby() {
   show("lobby");
   const ticket = ++lobbyLoads;
   const game = $("#open-game").value;
+  // Shown again after a while: no stale table to join while the lists load.
+  if ($("#open-tables").dataset.game !== game || current().page !== "lobby" || !lobbyFresh) {
+    $("#open-tables").replaceChildren(h("tr", {}, h("td", {}, "…")));
+  }
+  $("#open-tables").dataset.game = game;
+  lobbyFresh = true;
   const [open, mine] = await Promise.all([
     api("GET", `/v1/matches?game=${game}&status=waiting`),
     api("GET", "/v1/me/matches"),
