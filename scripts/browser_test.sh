@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The web client in a real browser (docs/web-client.md § Browser test): Debian's chromium,
-# driven by playwright-core from npm (tests/browser/), plays a hand of 扯旋 and a hand of 打炸
-# and ten moves at a 升级, a 三打哈 and a 扯胡子 table through the pages of a live paiju, and
-# saves screenshots of the lobby and each game.
+# driven by playwright-core from npm (tests/browser/), plays a hand of each of the five games
+# to its end with bots, at desktop size and on a 390×844 phone, through the pages of a live
+# paiju (layout, long-polling fallback, replay, leaderboard, rematch), and saves a screenshot
+# of the lobby and of each game's table. First, node checks the page's own SHA-256.
 #
 #   scripts/browser_test.sh                      screenshots to target/screenshots/
 #   SCREENSHOTS=docs/screenshots scripts/browser_test.sh   refresh the README's screenshots
@@ -32,6 +33,8 @@ have=$(node -p 'require("./tests/browser/node_modules/playwright-core/package.js
 if [ "$want" != "$have" ]; then
   (cd tests/browser && timeout 300 npm ci --no-audit --no-fund)
 fi
+
+node tests/browser/sha256.test.mjs
 
 cargo build --quiet --bin paiju
 port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')

@@ -1,9 +1,17 @@
-// Plays the web client in a real browser (Debian's chromium through playwright-core): two
-// players register through the page, play a hand of 扯旋 and a hand of 打炸 (with two bots)
-// to the end by clicking the table's buttons, look at the replay, and make ten moves each at
-// tables of 升级, 三打哈 and 扯胡子 (with bots). Screenshots go to
-// $SCREENSHOTS (target/screenshots/ unless told). Run by scripts/browser_test.sh, which
-// starts the server.
+// Plays the web client in a real browser (Debian's chromium through playwright-core): Ann at
+// a desktop (1280×900) and Bob on a phone (390×844, touch, and no crypto.subtle, as on a LAN
+// address over plain HTTP) register through the page and play a hand of every game to its end
+// with bots in the other seats, by clicking the table's buttons. Whenever it is their turn the
+// test checks the table's layout: the middle (what to beat), the hand and the action bar on
+// screen together, no sideways scroll. Each hand ends with the result in words on both pages.
+// Ann's raise below the minimum is refused and explained. Bob's stream is refused (429 with
+// Retry-After) during the first hand: his page must say it long-polls, keep up, and take the
+// stream back. Then the replay (seed checked with the page's own SHA-256 on Bob's phone, the
+// table at each step), the 积分 leaderboard and a rematch. Where the server has no replay steps
+// or leaderboard yet, the test answers for it with the shapes docs/api.md gives them; a rematch
+// is tried only when served. Last, a stream event carrying a view is drawn with no GET of the
+// view. One screenshot per game goes to $SCREENSHOTS
+// (target/screenshots/ unless told). Run by scripts/browser_test.sh.
 //
 // Environment: PAIJU_URL (the server), PAIJU_ADMIN (user:password, to grant coins for 扯旋's
 // buy-in), SCREENSHOTS (folder). playwright starts chromium with a fresh temporary
@@ -44,67 +52,197 @@ process.exit(failed ? 1 : 0);
 
 async function run() {
   const suffix = Date.now().toString(36);
-  const ann = await player(`ann_${suffix}`);
-  const bob = await player(`bob_${suffix}`);
+  const ann = await player(`ann_${suffix}`, { viewport: { width: 1280, height: 900 } });
+  const bob = await player(`bob_${suffix}`, {
+    viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
+  }, () => Object.defineProperty(Crypto.prototype, "subtle", { get: () => undefined }));
   await grant([ann, bob], 5000);
+  const shown = { stepper: false, leaderboard: false, rematch: false };
+  let lastTable = null;
 
-  // 扯旋: Ann opens a table for two, Bob finds it in the lobby and joins.
-  const chexuan = await create(ann, { game: "chexuan", seats: "2", hands: "1", buy_in: "1000" });
+  // 扯旋 with a bot; Bob's stream is refused meanwhile, so his page long-polls.
+  await bob.page.route("**/v1/me/stream", (r) => r.fulfill({
+    status: 429, headers: { "Retry-After": "2", "Content-Type": "application/problem+json" },
+    body: JSON.stringify({ type: "about:blank", title: "Too Many Requests", status: 429, code: "rate_limited" }),
+  }));
+  await bob.page.reload();
+  await bob.page.locator("#push", { hasText: "长轮询" }).waitFor({ timeout: STEP_MS });
+  log("bob's stream refused: the page says it long-polls");
+  const chexuan = await create(ann, { game: "chexuan", seats: "3", bots: "1", hands: "1", buy_in: "1000" });
   await bob.page.click("a.brand");
   await bob.page.selectOption("#open-game", "chexuan");
   const row = bob.page.locator("#open-tables tr", { hasText: ann.name });
   await row.waitFor({ timeout: STEP_MS });
   await bob.page.screenshot({ path: `${SHOTS}/lobby.png` });
-  log("lobby screenshot");
   await row.locator("button.join").click();
   // Both call, or raise when nobody bet, rather than fold or check all round (a draw): the hand
   // goes on to the split and the showdown.
-  const chexuanMoves = await playToTheEnd([ann, bob], chexuan, undefined, ["call", "raise"]);
+  const coinsBefore = Number(await ann.page.locator("#coins").getAttribute("data-coins"));
+  // Once, Ann raises below the smallest raise: the page says why, from the refusal's detail.
+  // The field is set and the button clicked in one go, so no redraw comes between them; a
+  // try that met a table moved on (409) is tried again on a later turn.
+  let tries = 0;
+  let refusalShown = false;
+  const tryRaiseTooSmall = async (p) => {
+    if (refusalShown || tries >= 3 || p !== ann) return;
+    const field = p.page.locator("#controls input[name=raise]");
+    if (!(await field.count())) return;
+    const min = Number(await field.getAttribute("min"));
+    if (!(min > 1)) return;
+    tries += 1;
+    await p.page.evaluate((amount) => {
+      document.querySelector("#controls input[name=raise]").value = amount;
+      document.querySelector("#controls button[data-action=raise]").click();
+    }, String(min - 1));
+    const refusal = p.page.locator("#refusal");
+    await refusal.waitFor({ timeout: 5000 }).catch(() => {});
+    if (!(await refusal.count())) return;
+    const text = await refusal.textContent();
+    assert.match(text, /raise too small/, `the refusal names its rule: ${text}`);
+    assert.match(text, /[\u4e00-\u9fff]/, `the refusal's detail is in Chinese: ${text}`);
+    refusalShown = true;
+    log(`a raise below the minimum refused on the page: ${text}`);
+  };
+  const chexuanMoves = await playToTheEnd([ann, bob], chexuan, ["call", "raise"], bob, tryRaiseTooSmall);
   assert.ok(chexuanMoves >= 4, "both players set their 簸簸 and bet");
-  await ann.page.screenshot({ path: `${SHOTS}/chexuan.png`, fullPage: true });
-  log("chexuan finished");
+  await result([ann, bob]);
+  // The header's wallet follows the hand: it is what GET /v1/me says once the hand is settled.
+  const me = await (await fetch(`${BASE}/v1/me`, { headers: auth(ann) })).json();
+  await ann.page.locator(`#coins[data-coins="${me.coins}"]`).waitFor({ timeout: STEP_MS });
+  log(`chexuan finished: ann's coins ${coinsBefore} → ${me.coins} in the header`);
+  await bob.page.unroute("**/v1/me/stream");
+  await bob.page.locator("#push").waitFor({ state: "hidden", timeout: STEP_MS });
+  log("bob's stream is back after Retry-After");
 
-  // The replay of the finished hand: the revealed seed matches the commitment, steps advance.
-  await ann.page.click("#replay-link");
-  await ann.page.locator(".replay-hand").first().waitFor({ timeout: STEP_MS });
-  await ann.page.locator(".check", { hasText: "✓" }).first().waitFor({ timeout: STEP_MS });
-  await ann.page.locator("button.step").first().click();
-  assert.equal(await ann.page.locator(".steps li.done").count(), 1);
-  log("replay checked");
+  // The replay on Bob's phone: the seed checked without crypto.subtle, then a step forward.
+  // A server that sends no `steps` yet gets them added by the test (each step the final view,
+  // the shape docs/api.md gives them), so the page's stepper is tried either way.
+  const replay = await (await fetch(`${BASE}/v1/matches/${chexuan.id}/replay`, { headers: auth(bob) })).json();
+  shown.stepper = Boolean(replay.hands[0]?.steps);
+  if (!shown.stepper) {
+    const final = await (await fetch(`${BASE}/v1/matches/${chexuan.id}`, { headers: auth(bob) })).json();
+    await bob.page.route(`**/v1/matches/${chexuan.id}/replay`, (r) => r.fulfill({
+      json: { ...replay, hands: replay.hands.map((hd) => ({
+        ...hd, steps: [{ n: 0, action: null, view: final }, ...hd.actions.slice(0, 3).map((a, i) =>
+          ({ n: i + 1, seat: a.seat, action: a.action, view: final }))],
+      })) },
+    }));
+  }
+  await bob.page.click("#replay-link");
+  await bob.page.locator(".replay-hand").first().waitFor({ timeout: STEP_MS });
+  await bob.page.locator(".check", { hasText: "✓" }).first().waitFor({ timeout: STEP_MS });
+  await bob.page.locator("button.step-next").first().click();
+  {
+    assert.equal(await bob.page.locator(".caption").first().getAttribute("data-step"), "1");
+    assert.ok(await bob.page.locator(".stage .felt .seat").count() >= 3, "the step shows the table");
+    await bob.page.locator(".slider").first().fill("0");
+    assert.equal(await bob.page.locator(".caption").first().getAttribute("data-step"), "0");
+  }
+  const wider = await bob.page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
+  assert.ok(wider <= 0, `the replay is ${wider}px wider than the phone`);
+  await bob.page.screenshot({ path: `${SHOTS}/replay.png` });
+  await bob.page.unroute(`**/v1/matches/${chexuan.id}/replay`);
+  log(`replay checked: the table at each step (${shown.stepper ? "served" : "steps added by the test"})`);
 
-  // 打炸: four seats, two of them bots; Bob joins from the lobby again. A deal can end the
-  // hand at once (摊牌: a seat shows jokers without a bomb); then nobody played: deal again.
+  // A hand folded early can end before Ann had a raise to try: then another 扯旋 table.
+  for (let table = 2; !refusalShown; table++) {
+    assert.ok(table <= 4, "Ann's raise below the minimum was refused and explained on the page");
+    const again = await create(ann, { game: "chexuan", seats: "3", bots: "1", hands: "1", buy_in: "1000" });
+    await joinFromLobby(bob, ann, "chexuan");
+    await playToTheEnd([ann, bob], again, ["call", "raise"], null, tryRaiseTooSmall);
+  }
+
+  // 打炸: four seats, two of them bots. A deal can end the hand at once (摊牌: a seat shows
+  // jokers without a bomb): the result says so; then deal again at a new table.
   for (let table = 1; ; table++) {
     const dazha = await create(ann, { game: "dazha", seats: "4", bots: "2", hands: "1" });
-    await bob.page.click("a.brand");
-    await bob.page.selectOption("#open-game", "dazha");
-    await bob.page.locator("#open-tables tr", { hasText: ann.name }).locator("button.join").click();
-    const moves = await playToTheEnd([ann, bob], dazha, async (n) => {
-      if (n === 6) await ann.page.screenshot({ path: `${SHOTS}/dazha.png`, fullPage: true });
-    });
+    await joinFromLobby(bob, ann, "dazha");
+    const moves = await playToTheEnd([ann, bob], dazha, [], bob);
+    const story = await result([ann, bob]);
     if (moves >= 6) break;
-    assert.ok(table < 5, "five 打炸 tables in a row ended before anyone played");
+    assert.match(story, /摊牌/, "a hand over before anyone played is told as 摊牌");
+    assert.ok(table < 12, "twelve 打炸 tables in a row ended before anyone played");
   }
   log("dazha finished");
 
-  // 四副牌升级, 衡阳三打哈 and 永州扯胡子: a table of each with bots beside Ann and Bob, played
-  // through the pages for ten moves of theirs (a whole 升级 hand is a few hundred): each game's
-  // table renders, and its own controls or its hints make moves.
+  // 四副牌升级, 衡阳三打哈 and 永州扯胡子, a hand each with bots beside Ann and Bob.
   for (const [game, seats] of [["shengji", 4], ["sandaha", 4], ["chehuzi", 3]]) {
-    // No hand limit: a short hand (a bot's early 胡) is followed by the next one.
-    const m = await create(ann, { game, seats: String(seats), bots: String(seats - 2) });
-    await bob.page.click("a.brand");
-    await bob.page.selectOption("#open-game", game);
-    await bob.page.locator("#open-tables tr", { hasText: ann.name }).locator("button.join").click();
-    const moves = await playToTheEnd([ann, bob], m, undefined, [], 10);
-    await ann.page.screenshot({ path: `${SHOTS}/${game}.png`, fullPage: true });
-    assert.ok(moves >= 3, `${game}: only ${moves} moves through the pages`);
+    const m = await create(ann, { game, seats: String(seats), bots: String(seats - 2), hands: "1" });
+    lastTable = m;
+    await joinFromLobby(bob, ann, game);
+    const moves = await playToTheEnd([ann, bob], m, [], bob);
+    await result([ann, bob]);
+    log(`${game} finished`);
+    assert.ok(moves >= 1, `${game}: no move through the pages`);
   }
+
+  // The 积分 leaderboard of the last game, two pages and the caller's own rank. A server without
+  // the route gets the test's answer of the route's shape (docs/api.md).
+  const board = await fetch(`${BASE}/v1/leaderboards/chehuzi?limit=20`, { headers: auth(ann) });
+  shown.leaderboard = board.status !== 404;
+  if (!shown.leaderboard) {
+    await ann.page.route("**/v1/leaderboards/chehuzi?*", (r) => {
+      const second = new URL(r.request().url()).searchParams.get("cursor") === "2";
+      const entry = (p, rank, points) => ({ rank, user_id: p.id, username: p.name, points });
+      r.fulfill({ json: second
+        ? { game: "chehuzi", entries: [entry(bob, 2, 3)], next_cursor: null, me: null }
+        : { game: "chehuzi", entries: [entry(ann, 1, 9)], next_cursor: "2", me: { rank: 1, points: 9 } } });
+    });
+  }
+  await ann.page.click("#table a[href^='#/leaderboard/']");
+  await ann.page.locator("#board-me", { hasText: "#" }).waitFor({ timeout: STEP_MS });
+  assert.ok(await ann.page.locator("#board-rows tr.me", { hasText: ann.name }).count() >= 1, "Ann's own row is marked");
+  if (await ann.page.locator("#board-more").isVisible()) {
+    const rows = await ann.page.locator("#board-rows tr").count();
+    await ann.page.click("#board-more");
+    await ann.page.waitForFunction((n) => document.querySelectorAll("#board-rows tr").length > n, rows);
+  }
+  log(`leaderboard (${shown.leaderboard ? "served" : "the test's answer"}): ${await ann.page.locator("#board-me").textContent()}`);
+  await ann.page.unroute("**/v1/leaderboards/chehuzi?*");
+
+  // A rematch of the last table: Ann offers it, Bob accepts from his finished table.
+  await ann.page.goBack();
+  await ann.page.locator("#rematch").click();
+  const offered = await Promise.race([
+    ann.page.locator("#match-status[data-status=waiting]").waitFor({ timeout: STEP_MS }).then(() => true),
+    ann.page.locator("#status", { hasText: "再来一局" }).waitFor({ timeout: STEP_MS }).then(() => false),
+  ]);
+  if (offered) {
+    shown.rematch = true;
+    const id = await ann.page.locator("#match-status").getAttribute("data-match");
+    await bob.page.locator("#accept-rematch").click({ timeout: STEP_MS });
+    await bob.page.locator(`#match-status[data-match="${id}"]`).waitFor({ timeout: STEP_MS });
+  }
+  log(`rematch: ${offered ? "offered and accepted" : "not served"}`);
+
+  // A stream event that carries the view: the page draws it without asking for the view again
+  // (the event is the test's, on Ann's page, for her last table: a newer version of it).
+  const last = await (await fetch(`${BASE}/v1/matches/${lastTable.id}`, { headers: auth(ann) })).json();
+  const carried = { ...last, version: last.version + 100,
+    seats: last.seats.map((x, i) => (i === 1 ? { ...x, username: "carried_by_the_event" } : x)) };
+  await ann.page.route("**/v1/me/stream", (r) => r.fulfill({
+    status: 200, headers: { "Content-Type": "text/event-stream" },
+    body: `event: match\nid: 1\ndata: ${JSON.stringify({ match_id: last.id, version: carried.version, view: carried })}\n\n`,
+  }));
+  await ann.page.goto(`${BASE}/play/#/match/${last.id}`);
+  let gets = 0;
+  ann.page.on("request", (r) => { if (r.method() === "GET" && r.url().endsWith(`/v1/matches/${last.id}`)) gets += 1; });
+  await ann.page.reload();
+  await ann.page.locator(".seat", { hasText: "carried_by_the_event" }).waitFor({ timeout: STEP_MS });
+  await ann.page.waitForTimeout(1000);
+  assert.ok(gets <= 1, `the view came with the event, yet the page asked for it ${gets} times`);
+  log(`a view carried by a stream event drawn (${gets} GET of the view: the page's first load)`);
+  log(`server routes in use: ${JSON.stringify(shown)}`);
   assert.deepEqual(errors, [], "the pages threw");
 }
 
-async function player(name) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+function auth(p) {
+  return { Authorization: `Bearer ${p.token}` };
+}
+
+async function player(name, options, init) {
+  const context = await browser.newContext(options);
+  if (init) await context.addInitScript(init);
   const page = await context.newPage();
   page.on("pageerror", (e) => errors.push(`${name}'s page: ${e.message}`));
   await page.goto(`${BASE}/play/`);
@@ -113,8 +251,9 @@ async function player(name) {
   await page.click("button[value=register]");
   await page.locator("#lobby").waitFor({ state: "visible", timeout: STEP_MS });
   const user = await page.evaluate(() => JSON.parse(localStorage.getItem("paiju.user")));
+  const token = await page.evaluate(() => localStorage.getItem("paiju.token"));
   log(`${name} registered`);
-  return { name, page, id: user.id };
+  return { name, page, id: user.id, token };
 }
 
 async function grant(players, amount) {
@@ -150,24 +289,87 @@ async function create(p, fields) {
   return { id, game: fields.game };
 }
 
+async function joinFromLobby(p, host, game) {
+  await p.page.click("a.brand");
+  await p.page.selectOption("#open-game", game);
+  await p.page.locator("#open-tables tr", { hasText: host.name }).locator("button.join").click({ timeout: STEP_MS });
+}
+
+async function shot(p, game) {
+  await p.page.evaluate(() => window.scrollTo(0, 0));
+  await p.page.screenshot({ path: `${SHOTS}/${game}.png` });
+}
+
+// The finished hand in words on both pages: the player's own line and what happened.
+async function result(players) {
+  let story = "";
+  for (const p of players) {
+    await p.page.locator("#result .you").waitFor({ timeout: STEP_MS });
+    assert.match(await p.page.locator("#result .you").textContent(), /^(你赢了|你输了|不输不赢)( \d+ 金币)? · 积分 [+-]?\d+ \/ /);
+    story = await p.page.locator("#result .story").textContent();
+    assert.ok(story.length > 10, "the result says what happened");
+  }
+  return story;
+}
+
+// The table as a player sees it on their turn: the middle of the table (what to beat), the
+// hand and the action bar inside the viewport together, and nothing wider than the screen.
+async function checkLayout(p) {
+  const box = await p.page.evaluate(() => {
+    if (!document.querySelector("#hint")) return null; // no longer this player's turn
+    window.scrollTo(0, 0);
+    const inside = (sel) => {
+      const el = document.querySelector(sel);
+      if (!el) return "missing";
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth + 0.5 ? "in" : `out ${JSON.stringify(r)}`;
+    };
+    return {
+      center: inside("#center"), buttons: inside("#controls .buttons"),
+      hand: document.querySelector("#hand") ? inside("#hand") : "in",
+      scroll: document.documentElement.scrollWidth - innerWidth,
+    };
+  });
+  if (!box) return false;
+  assert.deepEqual({ ...box, scroll: box.scroll <= 0 }, { center: "in", buttons: "in", hand: "in", scroll: true },
+    `${p.name}'s table at ${p.page.viewportSize().width}px: ${JSON.stringify(box)}`);
+  return true;
+}
+
 // Each player, whenever the page shows it is their turn, clicks the first of the `prefer`red
 // action buttons the page offers, or else asks for a hint and plays it, until both pages show
-// the match finished (or, with `limit`, until that many moves were made).
-async function playToTheEnd(players, { id, game }, afterMove = async () => {}, prefer = [],
-  limit = Infinity) {
+// the match finished; the two players watch their pages at once. The layout is checked on each
+// player's first two turns; `photo` (a player) takes the game's screenshot on its second;
+// `before(p)` runs before each move.
+async function playToTheEnd(players, { id, game }, prefer = [], photo = null, before = async () => {}) {
   const status = (p) => p.page.locator(`#match-status[data-match="${id}"]`);
   for (const p of players) await status(p).waitFor({ timeout: STEP_MS });
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + 150_000;
+  const checked = new Map();
   let moves = 0;
-  for (;;) {
-    assert.ok(Date.now() < deadline, `${game} did not finish within 3 minutes`);
-    const statuses = await Promise.all(players.map((p) => status(p).getAttribute("data-status")));
-    if (statuses.every((s) => s === "finished") || moves >= limit) break;
-    let acted = false;
-    for (const p of players) {
-      const hint = p.page.locator("#hint");
-      if (!(await hint.isVisible())) continue;
+  let done = false;
+  const over = async () => (await Promise.all(players.map((p) => status(p).getAttribute("data-status"))))
+    .every((s) => s === "finished");
+  const play = async (p) => {
+    const hint = p.page.locator("#hint");
+    while (!done) {
+      assert.ok(Date.now() < deadline, `${game} did not finish within 150 s`);
+      if (!(await hint.isVisible())) {
+        if (await over()) break;
+        await p.page.waitForTimeout(50);
+        continue;
+      }
       try {
+        if ((checked.get(p) ?? 0) < 2) {
+          if (!(await checkLayout(p))) continue;
+          checked.set(p, (checked.get(p) ?? 0) + 1);
+          // The game's screenshot: the phone's table on its second turn, mid-hand.
+          if (photo && p === photo && checked.get(p) === 2) {
+            await shot(p, game);
+            photo = null;
+          }
+        }
+        await before(p);
         const own = prefer.map((a) => `#controls button[data-action=${a}]:not([disabled])`).join(", ");
         if (own && (await p.page.locator(own).count()) > 0) {
           await p.page.locator(own).first().click({ timeout: 3000 });
@@ -175,15 +377,16 @@ async function playToTheEnd(players, { id, game }, afterMove = async () => {}, p
           await hint.click({ timeout: 3000 });
           await p.page.locator("#play-hint").click({ timeout: 3000 });
         }
-      } catch {
-        continue; // the page redrew meanwhile (the stream said the match moved): look again
+      } catch (e) {
+        if (e instanceof assert.AssertionError) throw e;
+        continue; // the page redrew meanwhile (the match moved): look again
       }
       moves += 1;
-      acted = true;
-      await afterMove(moves);
     }
-    if (!acted) await players[0].page.waitForTimeout(150);
-  }
+  };
+  await Promise.all(players.map((p) => play(p).finally(() => { done = true; })));
+  for (const p of players) assert.ok(checked.get(p) || game === "dazha", `${p.name} never had a turn at ${game}`);
+  if (photo && (game !== "dazha" || moves >= 6)) await shot(photo, game);
   log(`${game}: ${moves} moves through the pages`);
   return moves;
 }
