@@ -344,6 +344,25 @@ fn add_games(doc: &mut Value) {
         schemas.insert(format!("{prefix}ReplayAction"), replay_action);
         schemas[&format!("{prefix}ReplayHand")]["properties"]["actions"] =
             json!({ "type": "array", "items": schema_ref(&format!("{prefix}ReplayAction")) });
+        let step = variant(
+            schemas,
+            "ReplayStep",
+            &prefix,
+            None,
+            &[
+                (
+                    "action",
+                    json!({ "oneOf": [{ "type": "null" }, action.clone()] }),
+                ),
+                ("view", schema_ref(&format!("{prefix}State"))),
+            ],
+        );
+        schemas.insert(format!("{prefix}ReplayStep"), step);
+        schemas[&format!("{prefix}ReplayHand")]["properties"]["steps"] = json!({
+            "type": "array",
+            "maxItems": crate::matches::steps::MAX_STEPS,
+            "items": schema_ref(&format!("{prefix}ReplayStep")),
+        });
         for (base, props) in [
             ("Hint", vec![("action", action.clone())]),
             ("OpenMatch", vec![("options", view_options.clone())]),
@@ -380,7 +399,7 @@ fn add_games(doc: &mut Value) {
     for base in ["Hint", "OpenMatch", "CreateMatch", "Replay"] {
         schemas.insert(base.into(), discriminated(&views, base, "game"));
     }
-    for base in ["ReplayHand", "ReplayAction"] {
+    for base in ["ReplayHand", "ReplayAction", "ReplayStep"] {
         schemas.remove(base);
     }
     schemas.insert(

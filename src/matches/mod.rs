@@ -10,8 +10,10 @@ pub mod lists;
 pub mod lobby;
 pub mod notify;
 pub mod options;
+pub mod rematch;
 pub mod room;
 pub mod runtime;
+pub mod steps;
 pub mod stream;
 pub mod sweeper;
 pub mod table;
@@ -516,6 +518,11 @@ pub struct ReplayHand {
     scores: Value,
     start_ms: i64,
     actions: Vec<ActionRow>,
+    /// The hand played again: the table after the deal (`n` 0) and after each action, with
+    /// every hand revealed; at most `steps::MAX_STEPS` (600).
+    steps: Vec<steps::Step>,
+    /// Whether `steps` reach the hand's last action (false past 600 steps).
+    steps_complete: bool,
     /// The hand's result, as the view's `last_result` showed it.
     #[schema(value_type = Option<Object>)]
     result: Option<Value>,
@@ -557,7 +564,32 @@ pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Replay> {
                     acts.push(a);
                 }
             }
+            let start_state = h.start_state.to_string();
+            let (steps, replayed) = steps::replay(
+                engine,
+                seats as usize,
+                steps::Start {
+                    state: &start_state,
+                    deck: &h.deck["cards"],
+                    start_ms: h.start_ms,
+                    wallets: &h.wallets,
+                    scores: &h.scores,
+                },
+                acts.iter().map(|a| steps::Logged {
+                    seat: a.seat as usize,
+                    kind: &a.kind,
+                    action: a.action.as_ref(),
+                    now_ms: a.now_ms,
+                }),
+            );
+            if let Err(e) = replayed {
+                tracing::warn!(match_id = %id, hand_no = h.hand_no, error = %e,
+                    "a finished hand does not play again");
+            }
+            let steps_complete = steps.len() == acts.len() + 1;
             ReplayHand {
+                steps,
+                steps_complete,
                 hand_no: h.hand_no,
                 seed: h.seed.map(|s| games::shuffle::to_hex(&s)),
                 shuffle_commitment: h.commitment,
