@@ -44,6 +44,7 @@ use utoipa_actix_web::AppExt;
             crate::notices::TournamentTable,
             crate::notices::Eliminated,
             crate::notices::TournamentFinished,
+            crate::notices::Rematch,
             crate::api_types::Card,
             crate::api_types::Resume,
         )
@@ -497,6 +498,7 @@ fn stream_events(schemas: &mut Map<String, Value>) {
         ("tournament_table", "StreamTournamentTable", true),
         ("eliminated", "StreamEliminated", true),
         ("tournament_finished", "StreamTournamentFinished", true),
+        ("rematch", "StreamRematch", true),
     ];
     let mut variants = Vec::new();
     let mut mapping = Map::new();

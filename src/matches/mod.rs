@@ -318,20 +318,29 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
             t.status().as_str()
         )));
     }
-    let seat = match req.seat {
-        Some(k) => {
-            let k = k as usize;
-            if k >= t.seat_count() {
-                return Err(ApiError::Validation(format!(
-                    "seat must be from 0 to {}, got {k}",
-                    t.seat_count() - 1
-                )));
-            }
-            if t.seat(k).is_some() {
-                return Err(ApiError::SeatTaken(format!("seat {k} is taken")));
-            }
-            k
+    if let Some(k) = req.seat
+        && k as usize >= t.seat_count()
+    {
+        return Err(ApiError::Validation(format!(
+            "seat must be from 0 to {}, got {k}",
+            t.seat_count() - 1
+        )));
+    }
+    // A rematch keeps its seats for the players of the match before it for a while.
+    let reserved = if t.started() {
+        Vec::new()
+    } else {
+        rematch::reserved(&mut tx, id).await?
+    };
+    let asked = req.seat.map(|k| k as usize);
+    let chosen = rematch::choose_seat(&reserved, user.id, asked, t.seat_count(), |s| {
+        t.seat(s).is_none()
+    })?;
+    let seat = match chosen {
+        Some(k) if t.seat(k).is_some() => {
+            return Err(ApiError::SeatTaken(format!("seat {k} is taken")));
         }
+        Some(k) => k,
         None => t
             .free_seat()
             .ok_or_else(|| ApiError::MatchFull("every seat of this match is taken".into()))?,
@@ -536,6 +545,7 @@ pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Replay> {
             .await?;
     let (game, seats, options) =
         m.ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+    let engine = game_named(&game)?;
     let hands: Vec<HandRow> = sqlx::query_as(
         "SELECT hand_no, seed, commitment, deck, start_state, wallets, scores, start_ms, result
            FROM hands WHERE match_id = $1 AND ended_at IS NOT NULL ORDER BY hand_no",
