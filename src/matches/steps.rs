@@ -74,9 +74,6 @@ fn run<'a>(
     steps: &mut Vec<Step>,
 ) -> Result<(), String> {
     let mut state = game.load(start.state)?;
-    let parse = |what: &str, v: &Value| -> Result<Vec<_>, String> {
-        serde_json::from_value(v.clone()).map_err(|e| format!("the hand's {what}: {e}"))
-    };
     let _deal = state.start_hand(HandStart {
         deck: parse("deck", start.deck)?,
         ctx: Ctx {
@@ -107,6 +104,11 @@ fn run<'a>(
         steps.push(step(&*state, seats, i + 1, Some(a.seat), a.kind, action));
     }
     Ok(())
+}
+
+/// A stored field of the hand's row, read back.
+fn parse<T: serde::de::DeserializeOwned>(what: &str, v: &Value) -> Result<T, String> {
+    serde_json::from_value(v.clone()).map_err(|e| format!("the hand's {what}: {e}"))
 }
 
 fn step(

@@ -175,7 +175,7 @@ pub async fn delete_account(
         ("before" = Option<String>, Query, description = "the next_before of the previous page", max_length = 100),
     ),
     responses(
-        (status = 200, description = "A page of matches", body = MyMatchPage, example = json!({"has_more": false, "matches": [{"created_at": "2026-11-23T10:00:00Z", "deadline": "2026-11-23T10:15:20Z", "game": "dazha", "hand_no": 1, "id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "seat": 0, "seats": 4, "status": "playing", "to_act": [0], "tournament_id": null, "version": 12, "your_turn": true}], "next_before": null})),
+        (status = 200, description = "A page of matches", body = MyMatchPage, example = json!({"has_more": false, "matches": [{"created_at": "2026-11-23T10:00:00Z", "deadline": "2026-11-23T10:15:20Z", "game": "dazha", "hand_no": 1, "id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "rematch": null, "seat": 0, "seats": 4, "status": "playing", "to_act": [0], "tournament_id": null, "version": 12, "your_turn": true}], "next_before": null})),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
         (status = 422, response = ProblemResponse),

@@ -155,9 +155,10 @@ async fn a_rematch_is_refused_where_none_is_offered_and_made_once_under_a_race()
 
     // Both ask at once: one match is made, and both are answered with it.
     let old = finished_table(&app, &alice, &bob).await;
+    let path = rematch_path(&old);
     let (a, b) = tokio::join!(
-        app.post(&rematch_path(&old), &alice.token, json!({})),
-        app.post(&rematch_path(&old), &bob.token, json!({})),
+        app.post(&path, &alice.token, json!({})),
+        app.post(&path, &bob.token, json!({})),
     );
     let mut statuses = [a.0, b.0];
     statuses.sort();
