@@ -45,6 +45,12 @@ pub enum ApiError {
     RateLimited(String, u32),
     #[error("{0}")]
     Conflict(String),
+    /// A rematch of a match that offers none: not finished, a tournament table, a coin room.
+    #[error("{0}")]
+    RematchNotOffered(String),
+    /// A seat of a rematch kept for the player who sat in it at the match before.
+    #[error("{0}")]
+    SeatReserved(String),
     #[error("{0}")]
     PayloadTooLarge(String),
     /// The path is served, not with this method (405, with `Allow`).
@@ -64,7 +70,7 @@ pub struct ErrorCode(pub &'static str);
 
 impl ApiError {
     /// Every `code` an error response may carry (the docs name each: a test compares them).
-    pub const CODES: [&'static str; 16] = [
+    pub const CODES: [&'static str; 18] = [
         "unauthorized",
         "forbidden",
         "not_found",
@@ -78,6 +84,8 @@ impl ApiError {
         "already_registered",
         "rate_limited",
         "conflict",
+        "rematch_not_offered",
+        "seat_reserved",
         "payload_too_large",
         "method_not_allowed",
         "unavailable",
@@ -103,6 +111,8 @@ impl ApiError {
             ApiError::AlreadyRegistered(_) => "already_registered",
             ApiError::RateLimited(..) => "rate_limited",
             ApiError::Conflict(_) => "conflict",
+            ApiError::RematchNotOffered(_) => "rematch_not_offered",
+            ApiError::SeatReserved(_) => "seat_reserved",
             ApiError::PayloadTooLarge(_) => "payload_too_large",
             ApiError::MethodNotAllowed(_) => "method_not_allowed",
             ApiError::Unavailable(_) => "unavailable",
@@ -131,6 +141,8 @@ impl ApiError {
             ApiError::AlreadyRegistered(_) => "Already registered",
             ApiError::RateLimited(..) => "Too many requests",
             ApiError::Conflict(_) => "Conflict",
+            ApiError::RematchNotOffered(_) => "No rematch offered",
+            ApiError::SeatReserved(_) => "Seat reserved",
             ApiError::PayloadTooLarge(_) => "Payload too large",
             ApiError::MethodNotAllowed(_) => "Method not allowed",
             ApiError::Unavailable(_) => "Service unavailable",
@@ -259,7 +271,9 @@ impl ResponseError for ApiError {
             | ApiError::SeatTaken(_)
             | ApiError::MatchFull(_)
             | ApiError::AlreadyRegistered(_)
-            | ApiError::Conflict(_) => StatusCode::CONFLICT,
+            | ApiError::Conflict(_)
+            | ApiError::RematchNotOffered(_)
+            | ApiError::SeatReserved(_) => StatusCode::CONFLICT,
             ApiError::RateLimited(..) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
@@ -448,6 +462,8 @@ mod tests {
             ApiError::AlreadyRegistered(s()),
             ApiError::RateLimited(s(), 1),
             ApiError::Conflict(s()),
+            ApiError::RematchNotOffered(s()),
+            ApiError::SeatReserved(s()),
             ApiError::PayloadTooLarge(s()),
             ApiError::MethodNotAllowed(s()),
             ApiError::Unavailable(s()),
@@ -473,6 +489,8 @@ mod tests {
                 | ApiError::AlreadyRegistered(_)
                 | ApiError::RateLimited(..)
                 | ApiError::Conflict(_)
+                | ApiError::RematchNotOffered(_)
+                | ApiError::SeatReserved(_)
                 | ApiError::PayloadTooLarge(_)
                 | ApiError::MethodNotAllowed(_)
                 | ApiError::Unavailable(_)

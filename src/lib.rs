@@ -9,6 +9,7 @@ pub mod cursor;
 pub mod db;
 pub mod error;
 pub mod idempotency;
+pub mod leaderboards;
 pub mod ledger;
 pub mod matches;
 pub mod metrics;

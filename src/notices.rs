@@ -22,6 +22,8 @@ pub enum Via {
     Lobby,
     /// Their tournament seated them at its next table.
     Tournament,
+    /// They asked for a rematch (the caller sits at once) or accepted one.
+    Rematch,
 }
 
 impl Via {
@@ -31,6 +33,7 @@ impl Via {
             Via::Join => "join",
             Via::Lobby => "lobby",
             Via::Tournament => "tournament",
+            Via::Rematch => "rematch",
         }
     }
 }
@@ -58,6 +61,15 @@ pub enum Notice {
         round: i32,
         escaped: bool,
     },
+    /// A player they sat with asks for a rematch: a seat of the new match is kept for them
+    /// (they join it to accept).
+    Rematch {
+        match_id: Uuid,
+        from: Uuid,
+        game: &'static str,
+        seat: usize,
+        by: String,
+    },
     /// A tournament they played in is over.
     TournamentFinished {
         tournament_id: Uuid,
@@ -73,6 +85,7 @@ impl Notice {
             Notice::TournamentTable { .. } => "tournament_table",
             Notice::Eliminated { .. } => "eliminated",
             Notice::TournamentFinished { .. } => "tournament_finished",
+            Notice::Rematch { .. } => "rematch",
         }
     }
 
@@ -109,6 +122,19 @@ impl Notice {
                 round: *round,
                 escaped: *escaped,
             }),
+            Notice::Rematch {
+                match_id,
+                from,
+                game,
+                seat,
+                by,
+            } => json!(Rematch {
+                match_id: *match_id,
+                from: *from,
+                game,
+                seat: *seat,
+                by,
+            }),
             Notice::TournamentFinished {
                 tournament_id,
                 winners,
@@ -129,7 +155,7 @@ pub struct Seated<'a> {
     #[schema(value_type = crate::api_types::GameName)]
     game: &'a str,
     seat: usize,
-    /// How: `create`, `join`, `lobby` (a coin room matched them) or `tournament`.
+    /// How: `create`, `join`, `lobby` (a coin room matched them), `tournament` or `rematch`.
     #[schema(value_type = SeatedVia)]
     via: &'static str,
 }
@@ -141,6 +167,24 @@ pub enum SeatedVia {
     Join,
     Lobby,
     Tournament,
+    Rematch,
+}
+
+/// The stream's `rematch` event: a player the caller sat with at a finished match asks for a
+/// rematch; the caller's old seat is kept for them at the new match (join it to accept).
+#[derive(Serialize, utoipa::ToSchema)]
+#[schema(as = StreamRematch)]
+pub struct Rematch<'a> {
+    /// The new match.
+    match_id: Uuid,
+    /// The finished match it is a rematch of.
+    from: Uuid,
+    #[schema(value_type = crate::api_types::GameName)]
+    game: &'a str,
+    /// The seat kept for the caller.
+    seat: usize,
+    /// The username of the player who asked.
+    by: &'a str,
 }
 
 /// The stream's `tournament_table` event: the player's table for the next round is ready.

@@ -44,6 +44,7 @@ use utoipa_actix_web::AppExt;
             crate::notices::TournamentTable,
             crate::notices::Eliminated,
             crate::notices::TournamentFinished,
+            crate::notices::Rematch,
             crate::api_types::Card,
             crate::api_types::Resume,
         )
@@ -344,6 +345,25 @@ fn add_games(doc: &mut Value) {
         schemas.insert(format!("{prefix}ReplayAction"), replay_action);
         schemas[&format!("{prefix}ReplayHand")]["properties"]["actions"] =
             json!({ "type": "array", "items": schema_ref(&format!("{prefix}ReplayAction")) });
+        let step = variant(
+            schemas,
+            "ReplayStep",
+            &prefix,
+            None,
+            &[
+                (
+                    "action",
+                    json!({ "oneOf": [{ "type": "null" }, action.clone()] }),
+                ),
+                ("view", schema_ref(&format!("{prefix}State"))),
+            ],
+        );
+        schemas.insert(format!("{prefix}ReplayStep"), step);
+        schemas[&format!("{prefix}ReplayHand")]["properties"]["steps"] = json!({
+            "type": "array",
+            "maxItems": crate::matches::steps::MAX_STEPS,
+            "items": schema_ref(&format!("{prefix}ReplayStep")),
+        });
         for (base, props) in [
             ("Hint", vec![("action", action.clone())]),
             ("OpenMatch", vec![("options", view_options.clone())]),
@@ -380,7 +400,7 @@ fn add_games(doc: &mut Value) {
     for base in ["Hint", "OpenMatch", "CreateMatch", "Replay"] {
         schemas.insert(base.into(), discriminated(&views, base, "game"));
     }
-    for base in ["ReplayHand", "ReplayAction"] {
+    for base in ["ReplayHand", "ReplayAction", "ReplayStep"] {
         schemas.remove(base);
     }
     schemas.insert(
@@ -478,6 +498,7 @@ fn stream_events(schemas: &mut Map<String, Value>) {
         ("tournament_table", "StreamTournamentTable", true),
         ("eliminated", "StreamEliminated", true),
         ("tournament_finished", "StreamTournamentFinished", true),
+        ("rematch", "StreamRematch", true),
     ];
     let mut variants = Vec::new();
     let mut mapping = Map::new();

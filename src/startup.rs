@@ -145,7 +145,7 @@ impl Application {
         });
         let streams = web::Data::new(Streams::new(
             pool.clone(),
-            runtime.hub(),
+            runtime.clone().into_inner(),
             config.stream.clone(),
         ));
         let app_streams = streams.clone();

@@ -58,6 +58,9 @@ pub struct MyMatch {
     your_turn: bool,
     deadline: Option<DateTime<Utc>>,
     tournament_id: Option<Uuid>,
+    /// The rematch of this match (`POST /v1/matches/{id}/rematch`), once someone asked for it.
+    #[schema(required = true)]
+    rematch: Option<Uuid>,
     created_at: DateTime<Utc>,
 }
 
@@ -76,7 +79,8 @@ pub async fn mine(pool: &PgPool, user: Uuid, q: &ListQuery) -> ApiResult<MyMatch
     let before = q.before.as_deref().map(cursor::decode).transpose()?;
     let rows: Vec<MyMatch> = sqlx::query_as(
         "SELECT m.id, m.game, m.seats, m.status, m.version, s.seat, m.hand_no, m.to_act,
-                m.to_act_hidden, false AS your_turn, m.deadline_at AS deadline, m.tournament_id, m.created_at
+                m.to_act_hidden, false AS your_turn, m.deadline_at AS deadline, m.tournament_id,
+                (SELECT r.id FROM matches r WHERE r.rematch_of = m.id) AS rematch, m.created_at
            FROM match_seats s JOIN matches m ON m.id = s.match_id
           WHERE s.user_id = $1 AND ($2::text[] IS NULL OR m.status = ANY ($2))
             AND ($3::timestamptz IS NULL OR (m.created_at, m.id) < ($3, $4))

@@ -10,8 +10,10 @@ pub mod lists;
 pub mod lobby;
 pub mod notify;
 pub mod options;
+pub mod rematch;
 pub mod room;
 pub mod runtime;
+pub mod steps;
 pub mod stream;
 pub mod sweeper;
 pub mod table;
@@ -316,20 +318,29 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
             t.status().as_str()
         )));
     }
-    let seat = match req.seat {
-        Some(k) => {
-            let k = k as usize;
-            if k >= t.seat_count() {
-                return Err(ApiError::Validation(format!(
-                    "seat must be from 0 to {}, got {k}",
-                    t.seat_count() - 1
-                )));
-            }
-            if t.seat(k).is_some() {
-                return Err(ApiError::SeatTaken(format!("seat {k} is taken")));
-            }
-            k
+    if let Some(k) = req.seat
+        && k as usize >= t.seat_count()
+    {
+        return Err(ApiError::Validation(format!(
+            "seat must be from 0 to {}, got {k}",
+            t.seat_count() - 1
+        )));
+    }
+    // A rematch keeps its seats for the players of the match before it for a while.
+    let reserved = if t.started() {
+        Vec::new()
+    } else {
+        rematch::reserved(&mut tx, id).await?
+    };
+    let asked = req.seat.map(|k| k as usize);
+    let chosen = rematch::choose_seat(&reserved, user.id, asked, t.seat_count(), |s| {
+        t.seat(s).is_none()
+    })?;
+    let seat = match chosen {
+        Some(k) if t.seat(k).is_some() => {
+            return Err(ApiError::SeatTaken(format!("seat {k} is taken")));
         }
+        Some(k) => k,
         None => t
             .free_seat()
             .ok_or_else(|| ApiError::MatchFull("every seat of this match is taken".into()))?,
@@ -514,6 +525,11 @@ pub struct ReplayHand {
     scores: Value,
     start_ms: i64,
     actions: Vec<ActionRow>,
+    /// The hand played again: the table after the deal (`n` 0) and after each action, with
+    /// every hand revealed; at most `steps::MAX_STEPS` (600).
+    steps: Vec<steps::Step>,
+    /// Whether `steps` reach the hand's last action (false past 600 steps).
+    steps_complete: bool,
     /// The hand's result, as the view's `last_result` showed it.
     #[schema(value_type = Option<Object>)]
     result: Option<Value>,
@@ -527,6 +543,7 @@ pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Replay> {
             .await?;
     let (game, seats, options) =
         m.ok_or_else(|| ApiError::NotFound(format!("no match with id {id}")))?;
+    let engine = game_named(&game)?;
     let hands: Vec<HandRow> = sqlx::query_as(
         "SELECT hand_no, seed, commitment, deck, start_state, wallets, scores, start_ms, result
            FROM hands WHERE match_id = $1 AND ended_at IS NOT NULL ORDER BY hand_no",
@@ -555,7 +572,32 @@ pub async fn replay(pool: &PgPool, id: Uuid) -> ApiResult<Replay> {
                     acts.push(a);
                 }
             }
+            let start_state = h.start_state.to_string();
+            let (steps, replayed) = steps::replay(
+                engine,
+                seats as usize,
+                steps::Start {
+                    state: &start_state,
+                    deck: &h.deck["cards"],
+                    start_ms: h.start_ms,
+                    wallets: &h.wallets,
+                    scores: &h.scores,
+                },
+                acts.iter().map(|a| steps::Logged {
+                    seat: a.seat as usize,
+                    kind: &a.kind,
+                    action: a.action.as_ref(),
+                    now_ms: a.now_ms,
+                }),
+            );
+            if let Err(e) = replayed {
+                tracing::warn!(match_id = %id, hand_no = h.hand_no, error = %e,
+                    "a finished hand does not play again");
+            }
+            let steps_complete = steps.len() == acts.len() + 1;
             ReplayHand {
+                steps,
+                steps_complete,
                 hand_no: h.hand_no,
                 seed: h.seed.map(|s| games::shuffle::to_hex(&s)),
                 shuffle_commitment: h.commitment,

@@ -5,8 +5,11 @@
 //!   with their version, status, hand and whose turn. Match versions are state, not history: a
 //!   client compares them with what it has.
 //! - `match`: a followed match has a new version (someone moved, a hand ended, the table
-//!   finished). Fed by the `paiju_match` notifications every process hears, so moves made
-//!   through any server process reach every stream.
+//!   finished), with the player's view of it (`view`, as `GET /v1/matches/{id}` answers them,
+//!   at that version or newer), so no request follows the event. Fed by the `paiju_match`
+//!   notifications every process hears, so moves made through any server process reach every
+//!   stream; the view comes from the runtime's table cache (read from the database only when
+//!   this process has not cached that version).
 //! - The player's notices (`notices`: seated, tournament table, eliminated, tournament
 //!   finished), durable rows whose ids are the stream's event ids: a client reconnecting with
 //!   `Last-Event-ID` gets every notice after it (kept for `notices::KEEP_DAYS`), and a `seated`
@@ -41,6 +44,9 @@ use tokio::time::{Instant, Interval, MissedTickBehavior};
 use uuid::Uuid;
 
 use super::notify::Hub;
+use super::runtime::Runtime;
+use super::view::View;
+use crate::auth::AuthUser;
 use crate::config::StreamSettings;
 use crate::error::{ApiError, ApiResult};
 use crate::notices;
@@ -49,6 +55,8 @@ use crate::notices;
 pub struct Streams {
     pool: PgPool,
     hub: Hub,
+    /// Renders the `match` events' views from the cached tables.
+    runtime: Arc<Runtime>,
     settings: StreamSettings,
     open: Mutex<HashMap<Uuid, Slots>>,
     /// Set once the server shuts down: every stream ends.
@@ -77,9 +85,9 @@ pub struct Hello {
     matches: Vec<MatchNews>,
 }
 
-/// The stream's `match` event: a match the player sits at changed (fetch its view when
-/// `version` is above the one you have).
-#[derive(Clone, Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+/// A match the player sits at: in `hello`, where it stands; as the stream's `match` event, it
+/// changed, and `view` is the player's view of it now.
+#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 #[schema(as = StreamMatch)]
 pub struct MatchNews {
     match_id: Uuid,
@@ -100,6 +108,13 @@ pub struct MatchNews {
     /// The player's seat; `None` once they left it.
     #[serde(skip)]
     seat: Option<i32>,
+    /// The `match` event only (absent in `hello`): the player's view of the match, exactly
+    /// what `GET /v1/matches/{id}` answers them, at `version` or newer (versions committed
+    /// while the client was reading are merged into one event with the newest view).
+    #[sqlx(skip)]
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<crate::api_types::MatchView>)]
+    view: Option<View>,
 }
 
 impl MatchNews {
@@ -130,9 +145,9 @@ struct Followed {
 /// One open stream. Dropping it (the client went away) frees its place.
 struct Live {
     streams: Arc<Streams>,
-    user: Uuid,
-    /// The generation of the token that opened the stream.
-    generation: i64,
+    /// Who opened the stream, as their token says (`user.generation`: the token's
+    /// generation).
+    user: AuthUser,
     /// The last notice sent: every event carries it as its id.
     last_id: i64,
     notices: watch::Receiver<u64>,
@@ -154,10 +169,11 @@ enum Wake {
 }
 
 impl Streams {
-    pub fn new(pool: PgPool, hub: Hub, settings: StreamSettings) -> Streams {
+    pub fn new(pool: PgPool, runtime: Arc<Runtime>, settings: StreamSettings) -> Streams {
         Streams {
             pool,
-            hub,
+            hub: runtime.hub(),
+            runtime,
             settings,
             open: Mutex::new(HashMap::new()),
             closing: watch::channel(false).0,
@@ -219,20 +235,18 @@ impl Streams {
     /// Opens a stream for `user`, resuming after notice `last_event_id` when given.
     pub async fn open(
         self: Arc<Self>,
-        user: Uuid,
-        generation: i64,
+        user: AuthUser,
         last_event_id: Option<i64>,
     ) -> ApiResult<impl Stream<Item = Result<Bytes, Infallible>> + use<>> {
-        let probe = self.take_slot(user).await?;
+        let probe = self.take_slot(user.id).await?;
         let period = self.settings.heartbeat;
         let mut heartbeat = tokio::time::interval_at(Instant::now() + period, period);
         heartbeat.set_missed_tick_behavior(MissedTickBehavior::Delay);
         let mut live = Live {
-            notices: self.hub.subscribe_user(user),
+            notices: self.hub.subscribe_user(user.id),
             closing: self.closing.subscribe(),
             streams: self,
             user,
-            generation,
             last_id: 0,
             matches: HashMap::new(),
             queue: VecDeque::new(),
@@ -245,11 +259,11 @@ impl Streams {
             match live.next_frame().await {
                 Ok(Some(frame)) => Some((Ok(frame), live)),
                 Ok(None) => {
-                    tracing::debug!(user_id = %live.user, "player stream closed: shutting down");
+                    tracing::debug!(user_id = %live.user.id, "player stream closed: shutting down");
                     None
                 }
                 Err(e) => {
-                    tracing::warn!(user_id = %live.user, error = %e, "player stream ended");
+                    tracing::warn!(user_id = %live.user.id, error = %e, "player stream ended");
                     None
                 }
             }
@@ -260,17 +274,17 @@ impl Streams {
 impl Drop for Live {
     fn drop(&mut self) {
         let mut slots = self.streams.slots();
-        if let Some(s) = slots.get_mut(&self.user) {
+        if let Some(s) = slots.get_mut(&self.user.id) {
             s.count -= 1;
             if s.count == 0 {
-                slots.remove(&self.user);
+                slots.remove(&self.user.id);
             }
         }
         drop(slots);
         // This stream's receiver goes after this; a later stream subscribes anew.
         let (_, closed) = watch::channel(0u64);
         drop(std::mem::replace(&mut self.notices, closed));
-        self.streams.hub.unsubscribe_user(self.user);
+        self.streams.hub.unsubscribe_user(self.user.id);
     }
 }
 
@@ -289,7 +303,7 @@ impl Live {
         let live = {
             let mut conn = self.streams.pool.acquire().await?;
             if last_event_id.is_none() {
-                self.last_id = notices::newest(&mut conn, self.user).await?;
+                self.last_id = notices::newest(&mut conn, self.user.id).await?;
             }
             let live: Vec<MatchNews> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
                 "SELECT {NEWS_COLUMNS}, s.seat
@@ -297,7 +311,7 @@ impl Live {
                   WHERE s.user_id = $1 AND m.status IN ('waiting', 'playing')
                   ORDER BY m.created_at"
             )))
-            .bind(self.user)
+            .bind(self.user.id)
             .fetch_all(&mut *conn)
             .await?;
             live
@@ -311,7 +325,7 @@ impl Live {
             self.follow(m.match_id, m.version);
         }
         let hello = json!(Hello {
-            user_id: self.user,
+            user_id: self.user.id,
             matches: live,
         });
         self.push("hello", &hello);
@@ -331,7 +345,7 @@ impl Live {
         loop {
             // The account was deleted, or its password changed, since the stream opened: its
             // token is refused now.
-            if self.streams.hub.refuses(self.user, self.generation) {
+            if self.streams.hub.refuses(self.user.id, self.user.generation) {
                 return Err(ApiError::Unauthorized(
                     "the token that opened this stream was revoked".into(),
                 ));
@@ -407,7 +421,7 @@ impl Live {
     async fn read_notices(&mut self) -> ApiResult<()> {
         loop {
             let mut conn = self.streams.pool.acquire().await?;
-            let page = notices::after(&mut conn, self.user, self.last_id).await?;
+            let page = notices::after(&mut conn, self.user.id, self.last_id).await?;
             drop(conn);
             let full = page.len() as i64 == notices::PAGE;
             for n in page {
@@ -427,7 +441,8 @@ impl Live {
         }
     }
 
-    /// A followed match may have a new version: tell it, from the row as committed now.
+    /// A followed match may have a new version: tell it, from the row as committed now, with
+    /// the player's view at that version or newer (from the runtime's cache when it holds it).
     async fn match_changed(&mut self, id: Uuid) -> ApiResult<()> {
         let mut conn = self.streams.pool.acquire().await?;
         let news: Option<MatchNews> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
@@ -437,7 +452,7 @@ impl Live {
                FROM matches m WHERE m.id = $1"
         )))
         .bind(id)
-        .bind(self.user)
+        .bind(self.user.id)
         .fetch_optional(&mut *conn)
         .await?;
         drop(conn);
@@ -448,12 +463,17 @@ impl Live {
         let Some(f) = self.matches.get_mut(&id) else {
             return Ok(());
         };
+        let last = news.last();
         if news.version > f.sent {
             f.sent = news.version;
+            let mut news = news;
+            // Any version from the news' on answers: a long-poll's read, without the wait.
+            let at_least = Some((news.version - 1, Duration::ZERO));
+            news.view = Some(self.streams.runtime.get(&self.user, id, at_least).await?);
             let data = json!(news);
             self.push("match", &data);
         }
-        if news.last() {
+        if last {
             self.matches.remove(&id);
         }
         Ok(())

@@ -212,6 +212,40 @@ pub async fn leave(
     ))
 }
 
+#[utoipa::path(
+    operation_id = "rematchMatch",
+    tag = "matches",
+    summary = "Ask the players of a finished match to play again at the same table",
+    description = "Only a player seated at the match, once it is `finished`; a tournament table or a coin room offers none (409 `rematch_not_offered`). The first call makes the new match (201): the same game, seat count and options (not a fixed seed or deck), the caller in their old seat, bots made anew in theirs; every other player's old seat is kept for them for 300 s, and their stream gets a `rematch` notice `{match_id, from, game, seat, by}`: they accept with POST /v1/matches/{new}/join (a stranger asking for a kept seat is 409 `seat_reserved`). Every later call, by any of the players, answers 200 with the same new match. The old match's entry in GET /v1/me/matches shows it as `rematch`.",
+    params(
+        ("id" = Uuid, Path, description = "the finished match"),
+    ),
+    responses(
+        (status = 201, description = "The new match, as the caller sees it", body = crate::api_types::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"), ("Location" = String, description = "where the created resource is read"))),
+        (status = 200, description = "The rematch made earlier, as the caller sees it", body = crate::api_types::MatchView, headers(("Cache-Control" = String, description = "private, no-cache"), ("ETag" = String, description = "the view's version, quoted"))),
+        (status = 401, response = ProblemResponse),
+        (status = 403, response = ProblemResponse),
+        (status = 404, response = ProblemResponse),
+        (status = 409, response = ProblemResponse),
+        (status = 422, response = ProblemResponse),
+    ),
+)]
+#[post("/v1/matches/{id}/rematch")]
+pub async fn rematch(
+    pool: web::Data<PgPool>,
+    bots: web::Data<BotSettings>,
+    user: AuthUser,
+    path: web::Path<Uuid>,
+) -> ApiResult<HttpResponse> {
+    let (made, view) = matches::rematch::rematch(&pool, **bots, &user, path.into_inner()).await?;
+    if !made {
+        return Ok(view_response(view));
+    }
+    let mut created = HttpResponse::Created();
+    created.insert_header((header::LOCATION, format!("/v1/matches/{}", view.id())));
+    Ok(view_with(created, view))
+}
+
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ViewQuery {

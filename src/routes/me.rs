@@ -175,7 +175,7 @@ pub async fn delete_account(
         ("before" = Option<String>, Query, description = "the next_before of the previous page", max_length = 100),
     ),
     responses(
-        (status = 200, description = "A page of matches", body = MyMatchPage, example = json!({"has_more": false, "matches": [{"created_at": "2026-11-23T10:00:00Z", "deadline": "2026-11-23T10:15:20Z", "game": "dazha", "hand_no": 1, "id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "seat": 0, "seats": 4, "status": "playing", "to_act": [0], "tournament_id": null, "version": 12, "your_turn": true}], "next_before": null})),
+        (status = 200, description = "A page of matches", body = MyMatchPage, example = json!({"has_more": false, "matches": [{"created_at": "2026-11-23T10:00:00Z", "deadline": "2026-11-23T10:15:20Z", "game": "dazha", "hand_no": 1, "id": "3e2d1c0b-9a8f-4e7d-8c6b-5a4f3e2d1c0b", "rematch": null, "seat": 0, "seats": 4, "status": "playing", "to_act": [0], "tournament_id": null, "version": 12, "your_turn": true}], "next_before": null})),
         (status = 400, response = ProblemResponse),
         (status = 401, response = ProblemResponse),
         (status = 422, response = ProblemResponse),
@@ -202,7 +202,7 @@ pub struct StreamQuery {
     operation_id = "streamMyEvents",
     tag = "accounts",
     summary = "The caller's event stream (Server-Sent Events)",
-    description = "One Server-Sent Events stream per player (docs/api.md § The player's stream). Each `event:` and its `data:` line (JSON) are the schema `StreamEvent`, told apart by `event`. Events:\n- `hello` on every (re)connect: `{user_id, matches: [MatchNews]}`, the matches the caller sits at that are not over;\n- `match`: a followed match has a new version: `MatchNews` = `{match_id, version, status, hand_no, to_act, your_turn, deadline}` (fetch the view when the version is above yours);\n- the caller's notices, durable and resumable: `seated` `{match_id, game, seat, via: create|join|lobby|tournament, at}` (the stream then follows that match), `tournament_table` `{tournament_id, round, table_no, match_id, at}`, `eliminated` `{tournament_id, round, escaped, at}`, `tournament_finished` `{tournament_id, winner, at}`;\n- `: ping` comments as heartbeats (PAIJU_STREAM_HEARTBEAT_SECS).\nEvery event's `id` is the last notice sent: reconnect with `Last-Event-ID` (or `last_event_id=`) to get every notice after it (kept 7 days). Browsers' EventSource cannot send headers: pass the token as `access_token=`. At most PAIJU_STREAMS_PER_USER streams per account (429 beyond). Fed by PostgreSQL notifications, so moves made through any server process reach every stream.",
+    description = "One Server-Sent Events stream per player (docs/api.md § The player's stream). Each `event:` and its `data:` line (JSON) are the schema `StreamEvent`, told apart by `event`. Events:\n- `hello` on every (re)connect: `{user_id, matches: [MatchNews]}`, the matches the caller sits at that are not over;\n- `match`: a followed match has a new version: `MatchNews` = `{match_id, version, status, hand_no, to_act, your_turn, deadline, view}`, where `view` is the caller's `MatchView` (what GET /v1/matches/{id} answers them) at `version` or newer, so no GET need follow;\n- the caller's notices, durable and resumable: `seated` `{match_id, game, seat, via: create|join|lobby|tournament, at}` (the stream then follows that match), `tournament_table` `{tournament_id, round, table_no, match_id, at}`, `eliminated` `{tournament_id, round, escaped, at}`, `tournament_finished` `{tournament_id, winner, at}`;\n- `: ping` comments as heartbeats (PAIJU_STREAM_HEARTBEAT_SECS).\nEvery event's `id` is the last notice sent: reconnect with `Last-Event-ID` (or `last_event_id=`) to get every notice after it (kept 7 days). Browsers' EventSource cannot send headers: pass the token as `access_token=`. At most PAIJU_STREAMS_PER_USER streams per account (429 beyond). Fed by PostgreSQL notifications, so moves made through any server process reach every stream.",
     params(
         ("access_token" = Option<String>, Query, description = "the bearer token, for clients that cannot send an Authorization header", max_length = 4096),
         ("last_event_id" = Option<i64>, Query, description = "resume after this event id (as the Last-Event-ID header)", minimum = 0),
@@ -246,10 +246,7 @@ pub async fn stream(
         (Some(id), _) | (None, Some(id)) => Some(id),
         (None, None) => None,
     };
-    let events = streams
-        .into_inner()
-        .open(user.id, user.generation, last_event_id)
-        .await?;
+    let events = streams.into_inner().open(user, last_event_id).await?;
     // The connection closes with the stream: a stream ended at shutdown leaves no idle
     // keep-alive connection for the server to wait on (nobody sends a request after a stream).
     Ok(HttpResponse::Ok()

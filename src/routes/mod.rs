@@ -7,6 +7,7 @@ pub mod admin;
 pub mod auth;
 pub mod games;
 pub mod health;
+pub mod leaderboards;
 pub mod lobby;
 pub mod matches;
 pub mod me;
@@ -139,8 +140,10 @@ pub fn api(cfg: &mut utoipa_actix_web::service_config::ServiceConfig) {
     .service(matches::hint)
     .service(matches::join)
     .service(matches::leave)
+    .service(matches::rematch)
     .service(matches::events)
     .service(matches::replay)
+    .service(leaderboards::show)
     .service(lobby::enqueue)
     .service(lobby::status)
     .service(lobby::leave)

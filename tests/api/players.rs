@@ -12,21 +12,21 @@ use crate::helpers::{
 use crate::tournaments::{create_of, register_players, start, wait_finished};
 
 /// One Server-Sent Events stream read frame by frame.
-struct Sse {
+pub struct Sse {
     res: reqwest::Response,
     buf: String,
 }
 
 /// One frame: its event name (`comment` for a `: …` line), data and id.
 #[derive(Debug)]
-struct Frame {
-    event: String,
-    data: Value,
-    id: Option<i64>,
+pub struct Frame {
+    pub event: String,
+    pub data: Value,
+    pub id: Option<i64>,
 }
 
 impl Sse {
-    async fn open(app: &TestApp, path: &str, token: Option<&str>, last_id: Option<i64>) -> Sse {
+    pub async fn open(app: &TestApp, path: &str, token: Option<&str>, last_id: Option<i64>) -> Sse {
         let res = Self::request(app, path, token, last_id).await;
         assert_eq!(res.status(), StatusCode::OK);
         assert_eq!(
@@ -97,7 +97,7 @@ impl Sse {
     }
 
     /// Reads until a frame satisfies `want`; panics after `secs` with what was seen.
-    async fn until(&mut self, secs: u64, want: impl Fn(&Frame) -> bool) -> Frame {
+    pub async fn until(&mut self, secs: u64, want: impl Fn(&Frame) -> bool) -> Frame {
         let until = tokio::time::Instant::now() + Duration::from_secs(secs);
         let mut seen = Vec::new();
         loop {
