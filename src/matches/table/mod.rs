@@ -62,6 +62,12 @@ pub fn statements() -> Statements {
     }
 }
 
+/// The step's clock for a table loaded or forked now, to the microsecond, as PostgreSQL keeps
+/// times: a deadline set from it reads the same from a cached table and from the row.
+fn clock() -> DateTime<Utc> {
+    chrono::SubsecRound::trunc_subsecs(Utc::now(), 6)
+}
+
 /// 32 bytes from the operating system: a step's entropy, from which it shuffles the hands it
 /// deals (`games::shuffle::hand_seed` of it and the hand's number).
 fn fresh_entropy() -> Result<Seed, ApiError> {
@@ -173,7 +179,7 @@ impl Table {
     pub fn fork(&self) -> Result<Table, ApiError> {
         Ok(Table {
             loaded_version: self.version,
-            now: Utc::now(),
+            now: clock(),
             entropy: fresh_entropy()?,
             reads: None,
             pending: Pending::default(),

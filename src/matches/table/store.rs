@@ -155,7 +155,7 @@ impl Table {
                 .try_get::<Option<Vec<Uuid>>, _>(col::DEALT_IN)?
                 .map(|users| users.into_iter().map(Some).collect())
                 .unwrap_or_default(),
-            now: Utc::now(),
+            now: clock(),
             entropy: fresh_entropy()?,
             reads: None,
             pending: Pending::default(),
