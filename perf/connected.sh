@@ -6,7 +6,7 @@
 #      processes on it;
 #   3. runs paiju-load in phone mode: PLAYERS players at PLAYERS/4 tables of GAME, every one
 #      holding its stream (GET /v1/me/stream), opened at CONNECT_RATE a second; then RUN_SECS
-#      of play where each learns of its turn from its stream and thinks THINK ms before acting;
+#      of play (after the players sat down, at CONNECT_RATE too) where each learns of its turn from its stream and thinks THINK ms before acting;
 #   4. prints paiju-load's report (connected players, moves/s, the delay from a move's 200 to
 #      the other seats' stream events, errors, the servers' memory per idle stream and CPU per
 #      move) and PostgreSQL's CPU over the play.
@@ -131,7 +131,7 @@ timeout $((RUN_SECS + PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)) "$BIN/paiju-
     >"$OUT/report.txt" 2>"$OUT/progress.txt" &
 load_pid=$!
 for _ in $(seq 1 $((10 * (PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)))); do
-    grep -q '^paiju-load: playing' "$OUT/progress.txt" && break
+    grep -q '^paiju-load: seating' "$OUT/progress.txt" && break
     kill -0 "$load_pid" 2>/dev/null || break
     sleep 0.1
 done
@@ -141,7 +141,7 @@ pg1=$(pg_ticks)
 grep -E '^paiju-load:' "$OUT/progress.txt" >&2 || true
 head -n -1 "$OUT/report.txt"
 moves=$(tail -1 "$OUT/report.txt" | sed -n 's/.*"moves":\([0-9]*\).*/\1/p')
-awk -v t=$((pg1 - pg0)) -v n="${moves:-0}" -v s="$RUN_SECS" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+awk -v t=$((pg1 - pg0)) -v n="${moves:-0}" -v s="$((RUN_SECS + PLAYERS / CONNECT_RATE))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
     if (n > 0) printf "postgres     %.3f ms CPU per move (%.2f cores over the play)\n", t * 1000 / hz / n, t / hz / s
 }'
 tail -1 "$OUT/report.txt"

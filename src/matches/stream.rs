@@ -428,8 +428,20 @@ impl Live {
             // The reads are boxed: an idle stream's state is only what `wait` needs, not the
             // largest query future (docs/performance.md § Connected players).
             match self.wait().await {
-                Wake::Notices => Box::pin(self.read_notices()).await?,
-                Wake::Match(id) => Box::pin(self.match_changed(id)).await?,
+                Wake::Notices => {
+                    if let Err(e) = Box::pin(self.read_notices()).await {
+                        self.notices.mark_changed();
+                        self.read_failed(e).await;
+                    }
+                }
+                Wake::Match(id) => {
+                    if let Err(e) = Box::pin(self.match_changed(id)).await {
+                        if let Some(f) = self.matches.get_mut(&id) {
+                            f.rx.mark_changed();
+                        }
+                        self.read_failed(e).await;
+                    }
+                }
                 Wake::Heartbeat => self.queue.push_back(Bytes::from_static(b": ping\n\n")),
                 Wake::Probe => {
                     self.probing = true;
@@ -438,6 +450,16 @@ impl Live {
                 Wake::Closing => return Ok(None),
             }
         }
+    }
+
+    /// A read failed (the pool busy past its timeout under a burst of seatings, the database
+    /// away): the stream stays open and reads again after a pause of 0.5–1.5 s, spread so that
+    /// streams that failed together do not retry together. What it tells is state (versions,
+    /// notices after the last id), so nothing is lost by reading it later.
+    async fn read_failed(&mut self, e: ApiError) {
+        tracing::debug!(user_id = %self.user, error = %e, "player stream read failed; retrying");
+        let pause = Duration::from_millis(500 + u64::from(self.user.as_u128() as u16) % 1000);
+        tokio::time::sleep(pause).await;
     }
 
     async fn wait(&mut self) -> Wake {

@@ -619,11 +619,22 @@ pub async fn run_phone(args: Args, layout: Layout) -> Result<PhoneReport, String
         );
     }
 
-    eprintln!("paiju-load: playing for {} s", args.duration);
+    // The players sit down at the connect rate (a burst of every seating at once queues on
+    // the servers' pools), then play for the duration.
+    let seating = Duration::from_secs_f64(players as f64 / args.connect_rate);
+    eprintln!(
+        "paiju-load: seating for {:.1} s, then playing for {} s",
+        seating.as_secs_f64(),
+        args.duration
+    );
     let start = Instant::now();
-    let deadline = start + Duration::from_secs(args.duration);
+    let deadline = start + seating + Duration::from_secs(args.duration);
     report.server[2] = proc::sample(pids);
-    go_tx.send_replace(Some(Go { deadline }));
+    go_tx.send_replace(Some(Go {
+        at: start,
+        ramp,
+        deadline,
+    }));
     let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
     let mut previous = 0;
     while Instant::now() < deadline {

@@ -214,6 +214,11 @@ pub struct PhoneLive {
 /// When the players may sit down, and when the run ends.
 #[derive(Clone, Copy, Debug)]
 pub struct Go {
+    /// When the go was given.
+    pub at: Instant,
+    /// When the streams' ramp began: each player sits down as long after `at` as it
+    /// connected after `ramp`.
+    pub ramp: Instant,
     pub deadline: Instant,
 }
 
@@ -238,6 +243,8 @@ impl Phone {
             Err(_) => return self.client.play.stats,
         };
         self.client.play.deadline = go.deadline;
+        // The players sit down at the connect rate too, not all in one second.
+        tokio::time::sleep_until(go.at + self.connect_at.duration_since(go.ramp)).await;
         let _ = tokio::time::timeout_at(go.deadline, self.play(&mut rx)).await;
         if let Some(reader) = reader {
             reader.abort();

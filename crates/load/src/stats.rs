@@ -279,7 +279,7 @@ impl PhoneReport {
         };
         let server = if self.server[0].is_some() {
             format!(
-                "server RSS   before {}, connected {}, end {} · {} per idle stream
+                "server RSS   before {}, connected {}, end {} · {} per idle stream\n\
                  server CPU   {} ms per move ({} cores)",
                 mb(self.server[0]),
                 mb(self.server[1]),
@@ -294,14 +294,14 @@ impl PhoneReport {
             "server       (no --server-pid: memory and CPU not read)".into()
         };
         format!(
-            "phone mode · game {} · {} players at {} tables · think {}..{} ms · {}
-             connected    {}/{} streams in {:.1} s (at {}/s; fd limit {} -> {})
-             moves        {} in {:.1} s ({:.1}/s), matches finished {}
-             move POST    {}
-             move->event  {} over {} seat events ({} before the 200)
-             unseen       {} missed, {} in flight at the end · stream events {}, reopened {}
-             {server}
-             expected 409 {}
+            "phone mode · game {} · {} players at {} tables · think {}..{} ms · {}\n\
+             connected    {}/{} streams in {:.1} s (at {}/s; fd limit {} -> {})\n\
+             moves        {} in {:.1} s ({:.1}/s), matches finished {}\n\
+             move POST    {}\n\
+             move->event  {} over {} seat events ({} before the 200)\n\
+             unseen       {} missed, {} in flight at the end · stream events {}, reopened {}\n\
+             {server}\n\
+             expected 409 {}\n\
              errors       {}",
             self.game,
             self.players,
