@@ -8,6 +8,7 @@ pub mod config;
 pub mod cursor;
 pub mod db;
 pub mod error;
+pub mod fds;
 pub mod idempotency;
 pub mod leaderboards;
 pub mod ledger;

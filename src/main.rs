@@ -12,6 +12,7 @@ async fn main() -> anyhow::Result<()> {
         std::process::exit(healthcheck());
     }
     paiju::telemetry::init();
+    paiju::fds::raise_and_log();
     let config = Config::from_env()?;
     let app = Application::build(config).await?;
     app.run_until_stopped().await

@@ -59,6 +59,8 @@ pub struct Streams {
     runtime: Arc<Runtime>,
     settings: StreamSettings,
     open: Mutex<HashMap<Uuid, Slots>>,
+    /// Each followed match's row as last read, shared by its seats' streams.
+    news: NewsCache,
     /// Set once the server shuts down: every stream ends.
     closing: watch::Sender<bool>,
 }
@@ -87,7 +89,7 @@ pub struct Hello {
 
 /// A match the player sits at: in `hello`, where it stands; as the stream's `match` event, it
 /// changed, and `view` is the player's view of it now.
-#[derive(Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
+#[derive(Clone, Debug, Serialize, sqlx::FromRow, utoipa::ToSchema)]
 #[schema(as = StreamMatch)]
 pub struct MatchNews {
     match_id: Uuid,
@@ -137,6 +139,82 @@ impl MatchNews {
 const NEWS_COLUMNS: &str = "m.id AS match_id, m.version, m.status, m.hand_no, m.to_act,
     m.to_act_hidden, false AS your_turn, m.deadline_at AS deadline";
 
+/// A match's row with every seated player: what each of its seats' streams makes its news from.
+#[derive(sqlx::FromRow)]
+struct TableNews {
+    #[sqlx(flatten)]
+    news: MatchNews,
+    users: Vec<Uuid>,
+    seats: Vec<i32>,
+}
+
+impl TableNews {
+    /// `user`'s news; `None` when they do not sit at the match (as this row was read).
+    fn news_for(&self, user: Uuid) -> Option<MatchNews> {
+        let i = self.users.iter().position(|&u| u == user)?;
+        let mut news = self.news.clone();
+        news.seat = Some(self.seats[i]);
+        Some(news.finish())
+    }
+}
+
+/// One read of a match's row per version and process, however many of its seats' streams
+/// wake for it: a move once cost a query per stream of the table (four for 打炸); now it costs
+/// one, and the other streams wait for it.
+#[derive(Default)]
+struct NewsCache(Mutex<HashMap<Uuid, Arc<SharedRead>>>);
+
+/// A read of a match's row made for a version of the hub's, or a newer one.
+struct SharedRead {
+    at_least: i64,
+    row: tokio::sync::OnceCell<Option<Arc<TableNews>>>,
+}
+
+/// Matches whose last read is kept before all are forgotten (each about 200 bytes).
+const NEWS_KEPT: usize = 50_000;
+
+impl NewsCache {
+    /// The row of match `id` at the hub's version `known` or later.
+    async fn read(&self, pool: &PgPool, id: Uuid, known: i64) -> ApiResult<Option<Arc<TableNews>>> {
+        let shared = {
+            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
+            match map.get(&id) {
+                Some(s) if known != super::notify::UNKNOWN && s.at_least >= known => s.clone(),
+                _ => {
+                    if map.len() >= NEWS_KEPT {
+                        map.clear();
+                    }
+                    let s = Arc::new(SharedRead {
+                        at_least: known,
+                        row: tokio::sync::OnceCell::new(),
+                    });
+                    map.insert(id, s.clone());
+                    s
+                }
+            }
+        };
+        let row = shared
+            .row
+            .get_or_try_init(|| async {
+                let mut conn = pool.acquire().await?;
+                let row: Option<TableNews> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
+                    "SELECT {NEWS_COLUMNS}, NULL::int4 AS seat,
+                            ARRAY(SELECT s.user_id FROM match_seats s WHERE s.match_id = m.id
+                                   ORDER BY s.seat) AS users,
+                            ARRAY(SELECT s.seat FROM match_seats s WHERE s.match_id = m.id
+                                   ORDER BY s.seat) AS seats
+                       FROM matches m WHERE m.id = $1"
+                )))
+                .bind(id)
+                .fetch_optional(&mut *conn)
+                .await?;
+                Ok::<_, ApiError>(row.map(Arc::new))
+            })
+            .await?;
+        Ok(row.clone())
+    }
+}
+
 struct Followed {
     rx: watch::Receiver<i64>,
     sent: i64,
@@ -176,6 +254,7 @@ impl Streams {
             runtime,
             settings,
             open: Mutex::new(HashMap::new()),
+            news: NewsCache::default(),
             closing: watch::channel(false).0,
         }
     }
@@ -360,9 +439,23 @@ impl Live {
                 tokio::time::sleep(PROBE_GAP).await;
                 return Ok(Some(Bytes::from_static(b": probe\n\n")));
             }
+            // The reads are boxed: an idle stream's state is only what `wait` needs, not the
+            // largest query future (docs/performance.md § Connected players).
             match self.wait().await {
-                Wake::Notices => self.read_notices().await?,
-                Wake::Match(id) => self.match_changed(id).await?,
+                Wake::Notices => {
+                    if let Err(e) = Box::pin(self.read_notices()).await {
+                        self.notices.mark_changed();
+                        self.read_failed(e).await;
+                    }
+                }
+                Wake::Match(id) => {
+                    if let Err(e) = Box::pin(self.match_changed(id)).await {
+                        if let Some(f) = self.matches.get_mut(&id) {
+                            f.rx.mark_changed();
+                        }
+                        self.read_failed(e).await;
+                    }
+                }
                 Wake::Heartbeat => self.queue.push_back(Bytes::from_static(b": ping\n\n")),
                 Wake::Probe => {
                     self.probing = true;
@@ -371,6 +464,16 @@ impl Live {
                 Wake::Closing => return Ok(None),
             }
         }
+    }
+
+    /// A read failed (the pool busy past its timeout under a burst of seatings, the database
+    /// away): the stream stays open and reads again after a pause of 0.5–1.5 s, spread so that
+    /// streams that failed together do not retry together. What it tells is state (versions,
+    /// notices after the last id), so nothing is lost by reading it later.
+    async fn read_failed(&mut self, e: ApiError) {
+        tracing::debug!(user_id = %self.user.id, error = %e, "player stream read failed; retrying");
+        let pause = Duration::from_millis(500 + u64::from(self.user.id.as_u128() as u16) % 1000);
+        tokio::time::sleep(pause).await;
     }
 
     async fn wait(&mut self) -> Wake {
@@ -441,25 +544,35 @@ impl Live {
         }
     }
 
-    /// A followed match may have a new version: tell it, from the row as committed now, with
-    /// the player's view at that version or newer (from the runtime's cache when it holds it).
+    /// A followed match may have a new version: tell it, from the row as committed now (read
+    /// once for all its seats' streams in this process), with the player's view at that
+    /// version or newer (from the runtime's cache when it holds it).
     async fn match_changed(&mut self, id: Uuid) -> ApiResult<()> {
-        let mut conn = self.streams.pool.acquire().await?;
-        let news: Option<MatchNews> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-            "SELECT {NEWS_COLUMNS},
-                    (SELECT s.seat FROM match_seats s WHERE s.match_id = m.id AND s.user_id = $2)
-                        AS seat
-               FROM matches m WHERE m.id = $1"
-        )))
-        .bind(id)
-        .bind(self.user.id)
-        .fetch_optional(&mut *conn)
-        .await?;
-        drop(conn);
+        let known = self
+            .matches
+            .get(&id)
+            .map_or(super::notify::UNKNOWN, |f| *f.rx.borrow());
+        let streams = self.streams.clone();
+        let row = streams.news.read(&streams.pool, id, known).await?;
+        let news = match row {
+            Some(row) => match row.news_for(self.user.id) {
+                Some(news) => Some(news),
+                // Seated after that read (or gone): the row as it is now, for this player.
+                None => {
+                    let row = streams
+                        .news
+                        .read(&streams.pool, id, super::notify::UNKNOWN)
+                        .await?;
+                    row.map(|r| r.news_for(self.user.id).unwrap_or_else(|| r.news.clone()))
+                }
+            },
+            None => None,
+        };
         let Some(news) = news.map(MatchNews::finish) else {
             self.matches.remove(&id);
             return Ok(());
         };
+
         let Some(f) = self.matches.get_mut(&id) else {
             return Ok(());
         };

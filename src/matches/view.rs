@@ -9,6 +9,7 @@ use serde_json::Value;
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
+#[derive(Clone)]
 pub struct View {
     id: Uuid,
     version: i64,

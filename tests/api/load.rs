@@ -5,11 +5,12 @@
 //! game the load generator has no chooser for), a game the server does not run is refused
 //! with the server's list, and the ledger they leave reconciles. This also runs the server's
 //! concurrent paths (moves of one table arriving together, long-polls woken by
-//! notifications, 扯胡子's simultaneous claim windows) under real load.
+//! notifications, 扯胡子's simultaneous claim windows) under real load. Phone mode runs small:
+//! players holding their streams learn of every turn from them.
 
 use clap::Parser;
 use paiju_load::stats::Report;
-use paiju_load::{Args, check, run};
+use paiju_load::{Args, check, run, run_phone};
 
 use crate::helpers::{ADMIN, spawn_app};
 
@@ -203,6 +204,61 @@ async fn every_game_the_server_lists_is_played_from_its_hints() {
             "扯旋, the trick games, 三打哈 and 扯胡子 were played: {kinds:?}"
         );
     }
+    app.assert_ledger_reconciles().await;
+}
+
+/// Phone mode, small: 200 players (50 tables of 打炸) each hold their stream, learn of their
+/// turns from it alone, think 20–60 ms and act. Every stream connects, moves flow, and every
+/// accepted move's version reaches each other seat's stream (none missed: what is not seen yet
+/// is a move of the last 2 s), with no error.
+#[tokio::test]
+async fn phones_learn_their_turns_from_their_streams_and_see_every_move() {
+    let app = spawn_app().await;
+    let admin = format!("{}:{}", ADMIN.0, ADMIN.1);
+    let args = Args::try_parse_from([
+        "paiju-load",
+        "--url",
+        &app.address,
+        "--admin",
+        &admin,
+        "--mode",
+        "phone",
+        "--clients",
+        "200",
+        "--game",
+        "dazha",
+        "--think",
+        "20..60",
+        "--connect-rate",
+        "1000",
+        "--duration",
+        "5",
+        "--seed",
+        "7",
+        "--server-pid",
+        &std::process::id().to_string(),
+    ])
+    .expect("valid arguments");
+    let layout = check(&args).await.expect("arguments that fit the game");
+    let r = run_phone(args, layout).await.expect("the phone run");
+    let report = r.human();
+    assert_eq!(r.connected, 200, "{report}");
+    assert!(r.stats.errors.is_empty(), "{report}");
+    assert!(
+        r.stats.conflicts.is_empty(),
+        "打炸 asks one seat at a time, and a phone acts only on its turn: {report}"
+    );
+    assert!(r.moves >= 200, "moves flow: {report}");
+    assert_eq!(r.missed, 0, "every seat saw every move: {report}");
+    assert_eq!(
+        r.delay_samples + r.in_flight,
+        3 * r.moves,
+        "each move is timed to the three other seats: {report}"
+    );
+    let delay = r.delay.expect("delays measured");
+    assert!(delay.p50 < 1000.0, "{report}");
+    assert_eq!(r.reconnects, 0, "{report}");
+    assert!(r.cpu_ms_per_move().is_some(), "{report}");
     app.assert_ledger_reconciles().await;
 }
 

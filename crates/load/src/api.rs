@@ -51,7 +51,7 @@ impl Failure {
         }
     }
 
-    fn transport(e: &reqwest::Error) -> Failure {
+    pub fn transport(e: &reqwest::Error) -> Failure {
         Failure::Transport(if e.is_timeout() {
             "timeout"
         } else if e.is_connect() {
@@ -290,6 +290,32 @@ impl Api {
                 .timeout(REQUEST_TIMEOUT),
         )
         .await
+    }
+
+    /// Opens the player's stream (`GET /v1/me/stream`): the answer's body is read as it comes,
+    /// on a connection of its own for as long as it is open (no timeout).
+    pub async fn stream(&self) -> Result<reqwest::Response, Failure> {
+        let resp = self
+            .http
+            .get(format!("{}/v1/me/stream", self.base))
+            .bearer_auth(&self.token)
+            .header("accept", "text/event-stream")
+            .send()
+            .await
+            .map_err(|e| Failure::transport(&e))?;
+        let status = resp.status();
+        if status.is_success() {
+            return Ok(resp);
+        }
+        let body = resp.bytes().await.map_err(|e| Failure::transport(&e))?;
+        Err(match serde_json::from_slice::<Problem>(&body) {
+            Ok(p) => Failure::Problem {
+                status: status.as_u16(),
+                code: p.code,
+                view: p.view,
+            },
+            Err(_) => Failure::Status(status.as_u16()),
+        })
     }
 
     pub async fn act(&self, id: &str, version: i64, action: &Value) -> Result<View, Failure> {

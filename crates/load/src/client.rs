@@ -144,7 +144,7 @@ impl Client {
 
     /// Takes this client's seat in its group's next match (not `last`); `None` once the
     /// group's creator has stopped.
-    async fn enter(&mut self, last: Option<&str>) -> Option<View> {
+    pub(crate) async fn enter(&mut self, last: Option<&str>) -> Option<View> {
         loop {
             let result = match &mut self.role {
                 Role::Creator(tx) => {

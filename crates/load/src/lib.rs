@@ -7,6 +7,8 @@
 mod api;
 mod choose;
 mod client;
+mod phone;
+pub mod proc;
 pub mod stats;
 mod table;
 
@@ -23,7 +25,8 @@ use tokio::time::Instant;
 use crate::api::{Api, ServerGame};
 use crate::choose::Chooser;
 use crate::client::{Client, Live, Play, Role};
-use crate::stats::{ClientStats, Report};
+use crate::phone::{Go, Phone, PhoneLive, Think, Track};
+use crate::stats::{ClientStats, PhoneReport, Report};
 use crate::table::TableClient;
 
 /// Coins granted to every player: at most 10 × min_bobo is staked per hand (see choose.rs),
@@ -81,6 +84,30 @@ pub struct Args {
     /// Seed of the move choices (random by default).
     #[arg(long)]
     seed: Option<u64>,
+    /// `play`: clients as --drive says. `phone`: --clients players, a seat each, each holding
+    /// its stream (GET /v1/me/stream), learning of its turn from it, thinking, then acting;
+    /// the report adds the delay from a move's 200 to the other seats' stream events.
+    #[arg(long, value_enum, default_value_t = Mode::Play)]
+    mode: Mode,
+    /// Phone mode: think time before each move, milliseconds, uniform in LO..HI (or N).
+    #[arg(long, default_value = "1000..3000")]
+    think: Think,
+    /// Phone mode: streams opened per second while they ramp up.
+    #[arg(long, default_value_t = 500.0)]
+    connect_rate: f64,
+    /// Phone mode: a server process on this machine whose memory (VmRSS) and CPU the report
+    /// reads; repeat for several.
+    #[arg(long = "server-pid")]
+    server_pids: Vec<u32>,
+}
+
+/// How the clients play.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Mode {
+    /// As `--drive` says, answering every turn at once.
+    Play,
+    /// Like phones: a stream each, turns learnt from it, a think time before each move.
+    Phone,
 }
 
 /// Where a client's moves come from.
@@ -189,7 +216,11 @@ fn layout(args: &Args, offered: &[ServerGame]) -> Result<Layout, String> {
     if seats.is_empty() || args.clients == 0 {
         return Err("--game and a positive --clients are needed".into());
     }
-    let tables: Vec<usize> = match args.drive {
+    let drive = match args.mode {
+        Mode::Phone => Drive::Seat,
+        Mode::Play => args.drive,
+    };
+    let tables: Vec<usize> = match drive {
         Drive::Table => (0..args.clients).map(|t| t % seats.len()).collect(),
         Drive::Seat => {
             let (mut tables, mut filled) = (Vec::new(), 0);
@@ -228,6 +259,9 @@ fn layout(args: &Args, offered: &[ServerGame]) -> Result<Layout, String> {
     }
     if args.admin.split_once(':').is_none() {
         return Err("--admin must be user:password".into());
+    }
+    if args.mode == Mode::Phone && !(args.connect_rate > 0.0) {
+        return Err("--connect-rate must be positive".into());
     }
     Ok(Layout {
         games,
@@ -290,32 +324,30 @@ async fn register(
     Ok(players.into_iter().flatten().collect())
 }
 
-/// Registers the players, plays for the duration with a progress line every second, and
-/// returns the report.
-pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
-    let urls: Vec<String> = args
-        .urls
+/// The base URLs of `--url`, without a trailing slash.
+fn urls_of(args: &Args) -> Vec<String> {
+    args.urls
         .iter()
         .map(|u| u.trim_end_matches('/').to_string())
-        .collect();
-    let http = reqwest::Client::builder()
-        .pool_max_idle_per_host(args.clients * 2)
-        .build()
-        .map_err(|e| e.to_string())?;
-    let (admin_user, admin_password) = args.admin.split_once(':').unwrap_or_default();
-    let admin = Api::login(&http, &urls[0], admin_user, admin_password)
+        .collect()
+}
+
+/// The admin's session at the first server.
+async fn admin_login(http: &reqwest::Client, urls: &[String], admin: &str) -> Result<Api, String> {
+    let (user, password) = admin.split_once(':').unwrap_or_default();
+    Api::login(http, &urls[0], user, password)
         .await
         .map_err(|f| {
             format!(
-                "admin login at {} failed ({}): start the server with PAIJU_ADMIN={}",
+                "admin login at {} failed ({}): start the server with PAIJU_ADMIN={admin}",
                 urls[0],
                 f.key(),
-                args.admin
             )
-        })?;
-    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
-    let tag = fastrand::u32(..);
-    let games = layout.games.join(",");
+        })
+}
+
+/// The tables of the layout, for people: "2 chexuan of 4, 1 dazha of 4".
+fn describe(layout: &Layout) -> String {
     let matches: Vec<String> = layout
         .games
         .iter()
@@ -326,7 +358,11 @@ pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
             format!("{n} {game} of {seats}")
         })
         .collect();
-    // The chooser of each game of the layout; `None` plays the server's hints.
+    format!("{} matches: {}", layout.tables.len(), matches.join(", "))
+}
+
+/// The chooser of each game of the layout; `None` plays the server's hints.
+fn choosers(args: &Args, layout: &Layout) -> Vec<Option<Chooser>> {
     let choosers: Vec<Option<Chooser>> = layout
         .games
         .iter()
@@ -348,15 +384,33 @@ pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
             hinted.join(", ")
         );
     }
-    let players = layout.players();
+    choosers
+}
+
+/// Registers the players, plays for the duration with a progress line every second, and
+/// returns the report.
+pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
+    if args.mode == Mode::Phone {
+        return Err("phone mode is run by run_phone".into());
+    }
+    let urls = urls_of(&args);
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(args.clients * 2)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let admin = admin_login(&http, &urls, &args.admin).await?;
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let tag = fastrand::u32(..);
+    let games = layout.games.join(",");
+    let choosers = choosers(&args, &layout);
     eprintln!(
-        "paiju-load: registering {players} players ({} matches: {}; a client per {}) on {}",
-        layout.tables.len(),
-        matches.join(", "),
+        "paiju-load: registering {} players ({}; a client per {}) on {}",
+        layout.players(),
+        describe(&layout),
         args.drive.name(),
         urls.join(" ")
     );
-    let players = register(&http, &urls, &admin, players, tag).await?;
+    let players = register(&http, &urls, &admin, layout.players(), tag).await?;
 
     let live = Arc::new(Live::default());
     // perf/run.sh starts its CPU accounting at this line.
@@ -442,6 +496,177 @@ pub async fn run(args: Args, layout: Layout) -> Result<Report, String> {
         args.duration as f64,
         total,
     ))
+}
+
+impl Args {
+    /// Phone mode: `run_phone` runs these arguments, not `run`.
+    pub fn phone(&self) -> bool {
+        self.mode == Mode::Phone
+    }
+}
+
+/// Phone mode (`phone.rs`): registers the players, opens their streams at `--connect-rate`
+/// (the servers' memory read before and after), seats them, lets them play for `--duration`
+/// seconds with a progress line every second, and returns the report.
+pub async fn run_phone(args: Args, layout: Layout) -> Result<PhoneReport, String> {
+    if !args.phone() {
+        return Err("run_phone runs --mode phone".into());
+    }
+    let players = layout.players();
+    // A stream and a request connection or two per player, with room to spare.
+    let fd_limit = proc::raise_fd_limit(players as u64 * 2 + 1024)?;
+    if fd_limit.1 < players as u64 + 256 {
+        eprintln!(
+            "paiju-load: open-file limit {} is too low for {players} streams; streams will fail",
+            fd_limit.1
+        );
+    }
+    let urls = urls_of(&args);
+    let http = reqwest::Client::builder()
+        .pool_max_idle_per_host(players)
+        .build()
+        .map_err(|e| e.to_string())?;
+    let admin = admin_login(&http, &urls, &args.admin).await?;
+    let seed = args.seed.unwrap_or_else(|| fastrand::u64(..));
+    let tag = fastrand::u32(..);
+    let choosers = choosers(&args, &layout);
+    eprintln!(
+        "paiju-load: registering {players} players ({}; phones) on {}",
+        describe(&layout),
+        urls.join(" ")
+    );
+    let accounts = register(&http, &urls, &admin, players, tag).await?;
+
+    let pids = &args.server_pids;
+    let mut report = PhoneReport {
+        game: layout.games.join(","),
+        players,
+        tables: layout.tables.len(),
+        urls: urls.clone(),
+        think_ms: (args.think.lo, args.think.hi),
+        connect_rate: args.connect_rate,
+        fd_limit,
+        ..PhoneReport::default()
+    };
+    report.server[0] = proc::sample(pids);
+    let live = Arc::new(Live::default());
+    let phones = Arc::new(PhoneLive::default());
+    let (go_tx, go_rx) = watch::channel(None);
+    eprintln!(
+        "paiju-load: opening {players} streams at {}/s",
+        args.connect_rate
+    );
+    let ramp = Instant::now();
+    let mut tracks = Vec::with_capacity(layout.tables.len());
+    let mut tasks = JoinSet::new();
+    let mut accounts = accounts.into_iter().enumerate();
+    for table in 0..layout.tables.len() {
+        let game = layout.tables[table];
+        let seats = layout.seats_of(table);
+        let track = Arc::new(std::sync::Mutex::new(Track::new(seats)));
+        tracks.push(track.clone());
+        let (tx, rx) = watch::channel(None);
+        let gate = Arc::new(Mutex::new(()));
+        let mut creator = Some(tx);
+        for (seat, (i, api)) in accounts.by_ref().take(seats).enumerate() {
+            let role = match creator.take() {
+                Some(tx) => Role::Creator(tx),
+                None => Role::Joiner(rx.clone(), gate.clone()),
+            };
+            let play = Play {
+                chooser: choosers[game],
+                create: json!({
+                    "game": layout.games[game],
+                    "seats": seats,
+                    "options": { "turn_timeout_secs": args.timeout_secs, "hands": args.hands },
+                }),
+                // Set at the go.
+                deadline: ramp,
+                rng: fastrand::Rng::with_seed(seed.wrapping_add(i as u64)),
+                live: live.clone(),
+                stats: ClientStats::default(),
+                refused: (-1, 0),
+            };
+            let phone = Phone {
+                client: Client {
+                    api,
+                    seat,
+                    role,
+                    play,
+                },
+                track: track.clone(),
+                think: args.think,
+                live: phones.clone(),
+                connect_at: ramp + Duration::from_secs_f64(i as f64 / args.connect_rate),
+                go: go_rx.clone(),
+            };
+            tasks.spawn(phone.run());
+        }
+    }
+    let budget = phone::connect_budget(players, args.connect_rate);
+    let took = phone::await_connected(&phones, players, budget).await;
+    report.connected = phones.connected.load(Ordering::Relaxed);
+    report.connect_secs = took.as_secs_f64();
+    // The streams settle (their first reads, the allocator's pages) before memory is read.
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    report.server[1] = proc::sample(pids);
+    if let Some(per) = report.bytes_per_stream() {
+        eprintln!(
+            "paiju-load: {} streams connected in {:.1} s; {:.1} KB of server memory each",
+            report.connected,
+            report.connect_secs,
+            per / 1024.0
+        );
+    }
+
+    // The players sit down at the connect rate (a burst of every seating at once queues on
+    // the servers' pools), then play for the duration.
+    let seating = Duration::from_secs_f64(players as f64 / args.connect_rate);
+    eprintln!(
+        "paiju-load: seating for {:.1} s, then playing for {} s",
+        seating.as_secs_f64(),
+        args.duration
+    );
+    let start = Instant::now();
+    let deadline = start + seating + Duration::from_secs(args.duration);
+    report.server[2] = proc::sample(pids);
+    go_tx.send_replace(Some(Go {
+        at: start,
+        ramp,
+        deadline,
+    }));
+    let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
+    let mut previous = 0;
+    while Instant::now() < deadline {
+        tick.tick().await;
+        let moves = live.moves.load(Ordering::Relaxed);
+        eprintln!(
+            "[{:5.1}s] moves {moves:7} (last 1 s {:6}) · streams {} · events {} · 409s {} · errors {}",
+            start.elapsed().as_secs_f64(),
+            moves - previous,
+            phones.connected.load(Ordering::Relaxed),
+            phones.events.load(Ordering::Relaxed),
+            live.conflicts.load(Ordering::Relaxed),
+            live.errors.load(Ordering::Relaxed),
+        );
+        previous = moves;
+    }
+    report.server[3] = proc::sample(pids);
+    report.seconds = start.elapsed().as_secs_f64();
+    let end = Instant::now();
+    let mut total = ClientStats::default();
+    while let Some(r) = tasks.join_next().await {
+        total.merge(r.map_err(|e| e.to_string())?);
+    }
+    report.events = phones.events.load(Ordering::Relaxed);
+    report.reconnects = phones.reconnects.load(Ordering::Relaxed);
+    if report.connected < players as u64 {
+        *total
+            .errors
+            .entry("stream_not_connected".into())
+            .or_default() += players as u64 - report.connected;
+    }
+    Ok(phone::report(report, &tracks, end, total))
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use paiju_load::{Args, check, run};
+use paiju_load::{Args, check, run, run_phone};
 
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -18,6 +18,19 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if args.phone() {
+        return match run_phone(args, seats).await {
+            Ok(report) => {
+                println!("{}", report.human());
+                println!("{}", report.json());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("paiju-load: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     match run(args, seats).await {
         Ok(report) => {
             println!("{}", report.human());

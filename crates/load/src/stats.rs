@@ -182,6 +182,202 @@ impl Report {
     }
 }
 
+/// The result of a run in phone mode (`phone.rs`).
+#[derive(Debug, Default)]
+pub struct PhoneReport {
+    /// The games played, comma-separated.
+    pub game: String,
+    pub players: usize,
+    pub tables: usize,
+    pub urls: Vec<String>,
+    /// Think time, milliseconds (low, high).
+    pub think_ms: (u64, u64),
+    /// Streams opened a second during the ramp.
+    pub connect_rate: f64,
+    /// The load generator's open-file limit (before, after raising it).
+    pub fd_limit: (u64, u64),
+    /// Streams that got their `hello`, and how long the ramp took.
+    pub connected: u64,
+    pub connect_secs: f64,
+    /// Seconds of play.
+    pub seconds: f64,
+    pub moves: u64,
+    /// The moves' own latency (the POST alone).
+    pub latency: Option<Latency>,
+    /// From a move's 200 to each other seat's stream event at that version or later.
+    pub delay: Option<Latency>,
+    /// Of those, seats whose stream showed the version before the mover had its 200.
+    pub early: u64,
+    /// How many delays were measured.
+    pub delay_samples: u64,
+    /// Seat events never seen for moves accepted more than 2 s before the end.
+    pub missed: u64,
+    /// Seat events still on their way at the end (moves of its last 2 s).
+    pub in_flight: u64,
+    pub events: u64,
+    pub reconnects: u64,
+    /// The servers' figures (`--server-pid`): before the streams, once connected, when the
+    /// play started, at the end.
+    pub server: [Option<crate::proc::Sample>; 4],
+    pub stats: ClientStats,
+}
+
+impl PhoneReport {
+    /// Takes the players' counts: moves, their latency, errors.
+    pub fn set_moves(&mut self, mut stats: ClientStats) {
+        let samples = std::mem::take(&mut stats.latencies_us);
+        self.moves = samples.len() as u64;
+        self.latency = Latency::of_micros(samples);
+        self.stats = stats;
+    }
+
+    pub fn moves_per_sec(&self) -> f64 {
+        if self.seconds > 0.0 {
+            self.moves as f64 / self.seconds
+        } else {
+            0.0
+        }
+    }
+
+    /// What one idle connected player cost the servers: the resident memory the streams
+    /// added, per stream, in bytes.
+    pub fn bytes_per_stream(&self) -> Option<f64> {
+        let (before, connected) = (self.server[0]?, self.server[1]?);
+        (self.connected > 0).then(|| {
+            (connected.rss_kb as f64 - before.rss_kb as f64) * 1024.0 / self.connected as f64
+        })
+    }
+
+    /// The servers' CPU milliseconds per move over the play.
+    pub fn cpu_ms_per_move(&self) -> Option<f64> {
+        let (start, end) = (self.server[2]?, self.server[3]?);
+        (self.moves > 0).then(|| (end.cpu_secs() - start.cpu_secs()) * 1000.0 / self.moves as f64)
+    }
+
+    /// The servers' CPU over the play, in cores (1.0 = one core busy).
+    pub fn cpu_cores(&self) -> Option<f64> {
+        let (start, end) = (self.server[2]?, self.server[3]?);
+        (self.seconds > 0.0).then(|| (end.cpu_secs() - start.cpu_secs()) / self.seconds)
+    }
+
+    fn lat(l: Option<Latency>) -> String {
+        match l {
+            Some(l) => format!(
+                "p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms (mean {:.2} ms)",
+                l.p50, l.p99, l.max, l.mean
+            ),
+            None => "none".into(),
+        }
+    }
+
+    /// The summary for people.
+    pub fn human(&self) -> String {
+        let mb = |s: Option<crate::proc::Sample>| {
+            s.map_or("-".into(), |s| {
+                format!("{:.1} MB", s.rss_kb as f64 / 1024.0)
+            })
+        };
+        let server = if self.server[0].is_some() {
+            format!(
+                "server RSS   before {}, connected {}, end {} · {} per idle stream\n\
+                 server CPU   {} ms per move ({} cores)",
+                mb(self.server[0]),
+                mb(self.server[1]),
+                mb(self.server[3]),
+                self.bytes_per_stream()
+                    .map_or("-".into(), |b| format!("{:.1} KB", b / 1024.0)),
+                self.cpu_ms_per_move()
+                    .map_or("-".into(), |c| format!("{c:.3}")),
+                self.cpu_cores().map_or("-".into(), |c| format!("{c:.2}")),
+            )
+        } else {
+            "server       (no --server-pid: memory and CPU not read)".into()
+        };
+        format!(
+            "phone mode · game {} · {} players at {} tables · think {}..{} ms · {}\n\
+             connected    {}/{} streams in {:.1} s (at {}/s; fd limit {} -> {})\n\
+             moves        {} in {:.1} s ({:.1}/s), matches finished {}\n\
+             move POST    {}\n\
+             move->event  {} over {} seat events ({} before the 200)\n\
+             unseen       {} missed, {} in flight at the end · stream events {}, reopened {}\n\
+             {server}\n\
+             expected 409 {}\n\
+             errors       {}",
+            self.game,
+            self.players,
+            self.tables,
+            self.think_ms.0,
+            self.think_ms.1,
+            self.urls.join(" "),
+            self.connected,
+            self.players,
+            self.connect_secs,
+            self.connect_rate,
+            self.fd_limit.0,
+            self.fd_limit.1,
+            self.moves,
+            self.seconds,
+            self.moves_per_sec(),
+            self.stats.matches_finished,
+            PhoneReport::lat(self.latency),
+            PhoneReport::lat(self.delay),
+            self.delay_samples,
+            self.early,
+            self.missed,
+            self.in_flight,
+            self.events,
+            self.reconnects,
+            Report::counts(&self.stats.conflicts),
+            Report::counts(&self.stats.errors),
+        )
+    }
+
+    /// One JSON object for scripts (perf/connected.sh).
+    pub fn json(&self) -> Value {
+        let ms = |l: Option<Latency>, f: fn(&Latency) -> f64| l.as_ref().map(|l| round3(f(l)));
+        let kb = |s: Option<crate::proc::Sample>| s.map(|s| s.rss_kb);
+        json!({
+            "mode": "phone",
+            "game": self.game,
+            "players": self.players,
+            "tables": self.tables,
+            "urls": self.urls,
+            "think_ms": [self.think_ms.0, self.think_ms.1],
+            "connect_rate": self.connect_rate,
+            "fd_limit": [self.fd_limit.0, self.fd_limit.1],
+            "connected": self.connected,
+            "connect_secs": round3(self.connect_secs),
+            "seconds": round3(self.seconds),
+            "moves": self.moves,
+            "moves_per_sec": round3(self.moves_per_sec()),
+            "move_p50_ms": ms(self.latency, |l| l.p50),
+            "move_p99_ms": ms(self.latency, |l| l.p99),
+            "event_p50_ms": ms(self.delay, |l| l.p50),
+            "event_p99_ms": ms(self.delay, |l| l.p99),
+            "event_max_ms": ms(self.delay, |l| l.max),
+            "event_samples": self.delay_samples,
+            "event_before_200": self.early,
+            "missed": self.missed,
+            "in_flight": self.in_flight,
+            "stream_events": self.events,
+            "reopened": self.reconnects,
+            "server_rss_kb": {
+                "before": kb(self.server[0]),
+                "connected": kb(self.server[1]),
+                "play_start": kb(self.server[2]),
+                "end": kb(self.server[3]),
+            },
+            "bytes_per_idle_stream": self.bytes_per_stream().map(|b| b.round()),
+            "server_cpu_ms_per_move": self.cpu_ms_per_move().map(round3),
+            "server_cpu_cores": self.cpu_cores().map(round3),
+            "matches_finished": self.stats.matches_finished,
+            "moves_by_type": self.stats.moves_by_type,
+            "conflicts": self.stats.conflicts,
+            "errors": self.stats.errors,
+        })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# Connected players (issue 36, docs/performance.md § Connected players): in one command,
+#   1. builds paiju and paiju-load (release);
+#   2. starts a fresh scratch database on the project-local PostgreSQL cluster (data/pg,
+#      started by the server when needed) or beside DATABASE_URL's, and SERVERS paiju
+#      processes on it;
+#   3. runs paiju-load in phone mode: PLAYERS players at PLAYERS/4 tables of GAME, every one
+#      holding its stream (GET /v1/me/stream), opened at CONNECT_RATE a second; then RUN_SECS
+#      of play (after the players sat down, at CONNECT_RATE too) where each learns of its turn from its stream and thinks THINK ms before acting;
+#   4. prints paiju-load's report (connected players, moves/s, the delay from a move's 200 to
+#      the other seats' stream events, errors, the servers' memory per idle stream and CPU per
+#      move) and PostgreSQL's CPU over the play.
+# Environment: PLAYERS (10000), SERVERS (1; the players are spread over them), GAME (dazha),
+# THINK (1000..3000), RUN_SECS (60), CONNECT_RATE (500), HEARTBEAT (15: the servers'
+# PAIJU_STREAM_HEARTBEAT_SECS), KEEP_DB (unset: the scratch database is dropped at the end),
+# DATABASE_URL (a server on 127.0.0.1 instead of the local cluster), PGDATA (its data
+# directory, for PostgreSQL's CPU). Only 127.0.0.1 is contacted; every wait is bounded.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+# shellcheck source=perf/lib.sh
+. perf/lib.sh
+
+PLAYERS=${PLAYERS:-10000}
+SERVERS=${SERVERS:-1}
+GAME=${GAME:-dazha}
+THINK=${THINK:-1000..3000}
+RUN_SECS=${RUN_SECS:-60}
+CONNECT_RATE=${CONNECT_RATE:-500}
+HEARTBEAT=${HEARTBEAT:-15}
+TARGET=${CARGO_TARGET_DIR:-target}
+BIN=$TARGET/release
+OUT=$(mktemp -d /tmp/paiju-connected.XXXXXX)
+SECRET=perf-connected-secret-$RANDOM$RANDOM-0123456789abcdef
+DB=paiju_perf_connected
+SERVER_PIDS=()
+
+say() { printf '%s\n' "$*" >&2; }
+die() { say "perf/connected.sh: $*"; exit 1; }
+
+stop_servers() {
+    local pid
+    for pid in "${SERVER_PIDS[@]}"; do
+        kill "$pid" 2>/dev/null || true
+    done
+    for pid in "${SERVER_PIDS[@]}"; do
+        wait "$pid" 2>/dev/null || true
+    done
+    SERVER_PIDS=()
+}
+cleanup() {
+    stop_servers
+    if [ -n "${BASE:-}" ] && [ -z "${KEEP_DB:-}" ]; then
+        psql "$BASE/postgres" -X -q -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" 2>/dev/null || true
+    fi
+}
+trap cleanup EXIT
+
+# start_server DATABASE_URL|"" PORT: a paiju process in the background, healthy within 60 s.
+start_server() {
+    local url=$1 port=$2 i
+    env ${url:+DATABASE_URL=$url} PAIJU_BIND="127.0.0.1:$port" JWT_SECRET="$SECRET" \
+        PAIJU_ADMIN=admin:admin-password PAIJU_AUTH_PER_MIN=1000000 \
+        PAIJU_STREAM_HEARTBEAT_SECS="$HEARTBEAT" RUST_LOG=warn,paiju::fds=info \
+        "$BIN/paiju" >>"$OUT/server-$port.log" 2>&1 &
+    SERVER_PIDS+=($!)
+    for i in $(seq 1 120); do
+        if curl -sf --max-time 2 "http://127.0.0.1:$port/healthz" >/dev/null; then
+            return
+        fi
+        kill -0 "${SERVER_PIDS[-1]}" 2>/dev/null || die "paiju exited; see $OUT/server-$port.log"
+        sleep 0.5
+    done
+    die "paiju did not become healthy on port $port; see $OUT/server-$port.log"
+}
+
+# CPU clock ticks used so far by PostgreSQL: the postmaster, its children, and those reaped.
+pg_ticks() {
+    [ -n "$PG_PID" ] || { echo 0; return; }
+    local t p
+    t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$PG_PID/stat")
+    for p in $(pgrep -P "$PG_PID"); do
+        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
+    done
+    echo "$t"
+}
+
+command -v psql >/dev/null || PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
+
+say "== building (release)"
+cargo build --release --bin paiju --bin paiju-load >&2
+
+if [ -n "${DATABASE_URL:-}" ]; then
+    BASE=${DATABASE_URL%/*}
+else
+    if ! { [ -f data/pg/paiju.port ] &&
+        pg_isready -q -h 127.0.0.1 -p "$(cat data/pg/paiju.port)" -t 3; }; then
+        say "== starting the local cluster (through paiju)"
+        start_server "" "$(free_port 18300)"
+        stop_servers
+    fi
+    BASE=postgres://postgres@127.0.0.1:$(cat data/pg/paiju.port)
+fi
+case $BASE in
+postgres://*@127.0.0.1:* | postgresql://*@127.0.0.1:* | postgres://*@localhost:*) ;;
+*) die "the database must be on 127.0.0.1 (got $BASE)" ;;
+esac
+PG_PID=
+PG_DIR=${PGDATA:-}
+[ -n "${DATABASE_URL:-}" ] || PG_DIR=data/pg
+if [ -n "$PG_DIR" ] && [ -r "$PG_DIR/postmaster.pid" ]; then
+    PG_PID=$(head -1 "$PG_DIR/postmaster.pid")
+fi
+
+psql "$BASE/postgres" -X -q -v ON_ERROR_STOP=1 -c "DROP DATABASE IF EXISTS $DB WITH (FORCE)" \
+    -c "CREATE DATABASE $DB"
+URLS=()
+PIDS=()
+for i in $(seq 1 "$SERVERS"); do
+    port=$(free_port $((18500 + 10 * i)))
+    start_server "$BASE/$DB" "$port"
+    URLS+=(--url "http://127.0.0.1:$port")
+    PIDS+=(--server-pid "${SERVER_PIDS[-1]}")
+done
+grep -h "open-file limit" "$OUT"/server-*.log >&2 || true
+
+say "== $PLAYERS players, $SERVERS server(s), $GAME, think $THINK ms, $RUN_SECS s (logs in $OUT)"
+# Registration (an argon2 hash each) takes about 10 ms of server CPU per player.
+timeout $((RUN_SECS + PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)) "$BIN/paiju-load" "${URLS[@]}" \
+    "${PIDS[@]}" --mode phone --clients "$PLAYERS" --game "$GAME" --think "$THINK" \
+    --connect-rate "$CONNECT_RATE" --duration "$RUN_SECS" --timeout-secs 3600 --hands 1000 \
+    >"$OUT/report.txt" 2>"$OUT/progress.txt" &
+load_pid=$!
+for _ in $(seq 1 $((10 * (PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)))); do
+    grep -q '^paiju-load: seating' "$OUT/progress.txt" && break
+    kill -0 "$load_pid" 2>/dev/null || break
+    sleep 0.1
+done
+pg0=$(pg_ticks)
+wait "$load_pid" || die "paiju-load failed: $(tail -5 "$OUT/progress.txt")"
+pg1=$(pg_ticks)
+grep -E '^paiju-load:' "$OUT/progress.txt" >&2 || true
+head -n -1 "$OUT/report.txt"
+moves=$(tail -1 "$OUT/report.txt" | sed -n 's/.*"moves":\([0-9]*\).*/\1/p')
+awk -v t=$((pg1 - pg0)) -v n="${moves:-0}" -v s="$((RUN_SECS + PLAYERS / CONNECT_RATE))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+    if (n > 0) printf "postgres     %.3f ms CPU per move (%.2f cores over the play)\n", t * 1000 / hz / n, t / hz / s
+}'
+tail -1 "$OUT/report.txt"
