@@ -65,7 +65,7 @@ pub async fn rematch(
         .fetch_optional(&mut *tx)
         .await?;
     if let Some(new) = made {
-        let view = Table::read(&mut *tx, new).await?.view(Some(user.id));
+        let view = Table::read(&mut tx, new).await?.view(Some(user.id));
         tx.commit().await?;
         return Ok((false, view));
     }

@@ -260,7 +260,7 @@ fn layout(args: &Args, offered: &[ServerGame]) -> Result<Layout, String> {
     if args.admin.split_once(':').is_none() {
         return Err("--admin must be user:password".into());
     }
-    if args.mode == Mode::Phone && !(args.connect_rate > 0.0) {
+    if args.mode == Mode::Phone && (!args.connect_rate.is_finite() || args.connect_rate <= 0.0) {
         return Err("--connect-rate must be positive".into());
     }
     Ok(Layout {
