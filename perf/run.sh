@@ -9,7 +9,8 @@
 #      SERVERS paiju processes, then pgbench running the same mix of transactions that run made
 #      (move.sql, stake.sql, settle.sql weighted by the moves, stakes and hand ends counted in
 #      paiju's database; settle.sql is the hand end as a transaction makes it, 5 round trips,
-#      where paiju's fast path sends two statements); then the same with a client per seat
+#      where paiju sends one statement, or a transaction of 5 for a 扯旋 deal, which reads the
+#      wallets); then the same with a client per seat
 #      (clients/4 tables);
 #   4. prints the table and the ratios, and for every paiju-load run the statements (= round
 #      trips) per move from the servers' own counters (paiju_moves_total and
