@@ -18,23 +18,19 @@ async fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if args.phone() {
-        return match run_phone(args, seats).await {
-            Ok(report) => {
-                println!("{}", report.human());
-                println!("{}", report.json());
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("paiju-load: {e}");
-                ExitCode::FAILURE
-            }
-        };
-    }
-    match run(args, seats).await {
+    // Either mode's report, as words then as JSON.
+    let report = if args.phone() {
+        run_phone(args, seats)
+            .await
+            .map(|r| format!("{}\n{}", r.human(), r.json()))
+    } else {
+        run(args, seats)
+            .await
+            .map(|r| format!("{}\n{}", r.human(), r.json()))
+    };
+    match report {
         Ok(report) => {
-            println!("{}", report.human());
-            println!("{}", report.json());
+            println!("{report}");
             ExitCode::SUCCESS
         }
         Err(e) => {
