@@ -309,8 +309,11 @@ pub type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::Pg
 /// `balance_after` is the balance after it, in transaction order. `bal` holds each moved
 /// account's `id` and `balance` after the statement, `len` each entry's `id`, `tx_id` and
 /// `account_id`. The CHECK on `accounts` refuses a balance below zero (→ insufficient_coins),
-/// and the deferred trigger refuses a transaction whose entries do not sum to zero (a leg
-/// whose account is missing is dropped by the join, so that too fails the statement).
+/// after any entry, not only at the end: where a running balance dips below zero (a stake the
+/// wallet does not cover, returned later in the same statement) the update writes that low
+/// point instead, so the CHECK fails the statement. The deferred trigger refuses a
+/// transaction whose entries do not sum to zero (a leg whose account is missing is dropped by
+/// the join, so that too fails the statement).
 pub const MONEY_CTES: &str = "
     mv AS MATERIALIZED (
         SELECT i.ord, i.reason, i.match_id, i.tournament_id, i.hand_no, i.note,
@@ -331,10 +334,16 @@ pub const MONEY_CTES: &str = "
          WHERE acc.id IN (SELECT account_id FROM lg)
          ORDER BY acc.id FOR UPDATE),
     bal AS (
-        UPDATE accounts acc SET balance = acc.balance + d.total
-          FROM (SELECT lg.account_id, sum(lg.amount)::bigint AS total
-                  FROM lg JOIN lk ON lk.id = lg.account_id
-                 GROUP BY lg.account_id) d
+        UPDATE accounts acc
+           SET balance = CASE WHEN acc.kind <> 'house' AND acc.balance + d.low < 0
+                              THEN acc.balance + d.low
+                              ELSE acc.balance + d.total END
+          FROM (SELECT r.account_id, sum(r.amount)::bigint AS total, min(r.run)::bigint AS low
+                  FROM (SELECT lg.account_id, lg.amount,
+                               sum(lg.amount) OVER (PARTITION BY lg.account_id ORDER BY lg.tx_id
+                                                    ROWS UNBOUNDED PRECEDING) AS run
+                          FROM lg JOIN lk ON lk.id = lg.account_id) r
+                 GROUP BY r.account_id) d
          WHERE acc.id = d.account_id
      RETURNING acc.id, acc.balance),
     ltx AS (

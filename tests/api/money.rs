@@ -4,6 +4,8 @@
 use reqwest::{Method, StatusCode};
 use serde_json::json;
 
+use paiju::ledger::{MoneyColumns, Movement, Party, Reason, TRANSFER_SQL, TxMeta};
+
 use crate::helpers::{assert_problem, spawn_app};
 
 #[tokio::test]
@@ -195,5 +197,81 @@ async fn a_deleted_account_loses_its_data_and_the_ledger_still_balances() {
     assert_eq!(app.coins(&other).await, 250);
     // The name is free again.
     app.register("leaving").await;
+    app.assert_ledger_reconciles().await;
+}
+
+/// A wallet may not dip below zero between two movements of one statement: a stake it does not
+/// cover is refused even when a later movement of the same statement returns it (as a 扯旋
+/// 簸簸 set from a wallet spent at another table would be, when the hand then ends as a draw).
+/// Nothing is written and the balance stays as it was.
+#[tokio::test]
+async fn a_stake_the_wallet_does_not_cover_is_refused_though_the_statement_returns_it() {
+    let app = spawn_app().await;
+    let p = app.player("spent", 200).await;
+    let meta = |reason| TxMeta {
+        reason,
+        ..TxMeta::default()
+    };
+    let statement = |amount: i64| {
+        let mut columns = MoneyColumns::default();
+        let user = Party::User(p.id);
+        for m in [
+            Movement::new(
+                meta(Reason::Stake),
+                &[(user, -amount), (Party::House, amount)],
+            ),
+            Movement::new(
+                meta(Reason::StakeReturn),
+                &[(Party::House, -amount), (user, amount)],
+            ),
+        ] {
+            columns.push(&m.unwrap().unwrap());
+        }
+        columns
+    };
+    let entries = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
+              WHERE a.user_id = $1",
+        )
+        .bind(p.id)
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+    };
+    let before = entries().await;
+    let over = statement(500);
+    let err = over
+        .bind(sqlx::query(TRANSFER_SQL.as_str()))
+        .execute(&app.pool)
+        .await
+        .unwrap_err();
+    let db = err.as_database_error().expect("a database error");
+    assert_eq!(db.code().as_deref(), Some("23514"), "{err}");
+    assert_eq!(
+        db.constraint(),
+        Some("accounts_balance_not_negative"),
+        "{err}"
+    );
+    assert_eq!(app.coins(&p).await, 200);
+    assert_eq!(entries().await, before, "nothing written");
+    // The whole wallet may go out and come back in one statement.
+    let covered = statement(200);
+    covered
+        .bind(sqlx::query(TRANSFER_SQL.as_str()))
+        .execute(&app.pool)
+        .await
+        .unwrap();
+    assert_eq!(app.coins(&p).await, 200);
+    assert_eq!(entries().await, before + 2);
+    let low: i64 = sqlx::query_scalar(
+        "SELECT min(e.balance_after) FROM ledger_entries e JOIN accounts a ON a.id = e.account_id
+          WHERE a.user_id = $1",
+    )
+    .bind(p.id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(low, 0, "the running balance is recorded after each entry");
     app.assert_ledger_reconciles().await;
 }
