@@ -395,6 +395,95 @@ async fn a_deal_is_made_from_wallets_and_scores_that_moved_elsewhere_mid_hand() 
     fast.assert_ledger_reconciles().await;
 }
 
+/// 积分 that another table's hand end adds between a 扯旋 hand-ending move's read and its write
+/// (the read does not lock 积分; here a transaction of the test's holds the row, and commits
+/// +1,000 once the move waits for it): the next hand is dealt from the 积分 it read, and its
+/// `hands` row records those, from which the replay deals it again, not what the statement
+/// leaves.
+#[tokio::test]
+async fn a_deal_records_the_scores_it_was_dealt_from_though_they_move_before_its_write() {
+    let app = spawn_app().await;
+    let (id, players) = staking_table(&app, 2, "raced").await;
+    let waiting = || async {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT count(*) FROM pg_stat_activity
+              WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        )
+        .fetch_one(&app.pool)
+        .await
+        .unwrap()
+    };
+    let mut moves = 0;
+    loop {
+        assert!(moves < 200, "hand 1 never ended");
+        let (p, hint) = next_move(&app, &id, &players).await;
+        let mut side = app.pool.begin().await.unwrap();
+        sqlx::query(
+            "INSERT INTO scores (user_id, game, points) VALUES ($1, 'chexuan', 1000)
+             ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + 1000",
+        )
+        .bind(players[0].id)
+        .execute(&mut *side)
+        .await
+        .unwrap();
+        let body = json!({"version": hint["version"], "action": hint["action"]});
+        let path = format!("/v1/matches/{id}/actions");
+        let mut submit = Box::pin(app.post(&path, &p.token, body));
+        let blocked = loop {
+            tokio::select! {
+                (s, b) = &mut submit => {
+                    assert_eq!(s, StatusCode::OK, "{b}");
+                    break false;
+                }
+                _ = tokio::time::sleep(std::time::Duration::from_millis(20)) => {
+                    if waiting().await > 0 {
+                        break true;
+                    }
+                }
+            }
+        };
+        moves += 1;
+        if !blocked {
+            side.rollback().await.unwrap();
+            continue;
+        }
+        // The move ends hand 1 and waits to write its 积分: the other table's commit goes first.
+        side.commit().await.unwrap();
+        let (s, b) = submit.await;
+        assert_eq!(s, StatusCode::OK, "{b}");
+        break;
+    }
+    let (dealt, now, hand1): (Value, i64, i64) = sqlx::query_as(
+        "SELECT h.scores, s.points,
+                COALESCE((SELECT delta FROM score_entries
+                           WHERE user_id = $2 AND match_id = $1::uuid AND hand_no = 1), 0)
+           FROM hands h, scores s
+          WHERE h.match_id = $1::uuid AND h.hand_no = 2
+            AND s.user_id = $2 AND s.game = 'chexuan'",
+    )
+    .bind(&id)
+    .bind(players[0].id)
+    .fetch_one(&app.pool)
+    .await
+    .unwrap();
+    assert_eq!(
+        now,
+        1000 + hand1,
+        "both the hand's 积分 and the other table's are kept"
+    );
+    assert_eq!(
+        dealt[0],
+        json!(hand1),
+        "hand 2 was dealt from the 积分 read before the other table's 1,000 came in"
+    );
+    let (s, v) = app
+        .get(&format!("/v1/matches/{id}"), &players[0].token)
+        .await;
+    assert_eq!(s, StatusCode::OK, "{v}");
+    assert_eq!(v["hand_no"], 2, "{v}");
+    app.assert_ledger_reconciles().await;
+}
+
 #[tokio::test]
 async fn stakes_on_the_fast_path_write_the_ledger_the_transaction_writes() {
     let (fast, slow) = fast_and_slow().await;

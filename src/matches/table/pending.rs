@@ -76,4 +76,8 @@ pub(super) struct PendingHand {
     /// each player's wallet and 积分 as the statement leaves them, less what comes after.
     pub money_before: usize,
     pub ends_before: usize,
+    /// The wallets and 积分 the deal was made from, by seat, where the game's deal reads them
+    /// ([`games::Game::DEAL_READS_PURSE`]): recorded as they are, since the replay deals from
+    /// them (a concurrent hand end elsewhere may have moved the rows since they were read).
+    pub dealt_from: Option<(Vec<i64>, Vec<i64>)>,
 }

@@ -442,7 +442,8 @@ impl Table {
             legs.push((Party::House, room.room_fee * next.users.len() as i64));
             self.move_coins(meta, &legs)?;
         }
-        let (wallets, scores) = if self.game.deal_reads_purse() {
+        let reads_purse = self.game.deal_reads_purse();
+        let (wallets, scores): (Vec<i64>, Vec<i64>) = if reads_purse {
             let wallets = next.users.iter().map(|&u| self.wallet(u));
             let scores = next.users.iter().map(|&u| self.score(u));
             (
@@ -463,6 +464,7 @@ impl Table {
             users: next.users.clone(),
             money_before: self.pending.money.len(),
             ends_before: self.pending.ends.len(),
+            dealt_from: reads_purse.then(|| (wallets.clone(), scores.clone())),
         });
         // As the row's `users` records them.
         self.dealt_in = next.users.into_iter().map(Some).collect();

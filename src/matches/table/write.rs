@@ -87,8 +87,9 @@ const MONEY: &str = "
 /// Hands ended (`he`: their rows' results, each row ended once) and their 积分 (`pts` a row per
 /// seat and hand, in order; `up` each player's 积分 after the statement; `se` the entries, each
 /// with the 积分 after it), and hands dealt (`nh`: each row with every player's wallet and 积分
-/// at the deal — as the statement leaves them (`bal`, `up`), or as they were, less what the
-/// statement moves after the deal — and, for a hand that ended at its deal, its result).
+/// at the deal — those the deal was made from where it read them (`dealt_from`), else as the
+/// statement leaves them (`bal`, `up`), or as they were, less what the statement moves after
+/// the deal — and, for a hand that ended at its deal, its result).
 /// Sent with [`MONEY`]'s parts, whose `bal` it reads.
 const HANDS: &str = "
     he AS (
@@ -116,14 +117,15 @@ const HANDS: &str = "
         INSERT INTO hands (match_id, hand_no, seed, commitment, deck, start_state, wallets,
                            scores, start_ms, users, ended_at, result)
         SELECT x.match_id, x.hand_no, x.seed, x.commitment, x.deck, x.start_state::jsonb,
-               p.wallets, p.scores, x.start_ms,
+               COALESCE(x.dealt_from->0, p.wallets), COALESCE(x.dealt_from->1, p.scores),
+               x.start_ms,
                ARRAY(SELECT jsonb_array_elements_text(x.users)::uuid),
                CASE WHEN x.result IS NOT NULL THEN now() END, x.result
           FROM unnest($57::uuid[], $58::int[], $59::bytea[], $60::text[], $61::jsonb[],
                       $62::text[], $63::bigint[], $64::jsonb[], $65::jsonb[], $66::text[],
-                      $67::jsonb[])
+                      $67::jsonb[], $68::jsonb[])
                AS x(match_id, hand_no, seed, commitment, deck, start_state, start_ms, users,
-                    after, game, result)
+                    after, game, result, dealt_from)
           CROSS JOIN LATERAL (
               SELECT jsonb_agg(COALESCE(b.balance, acc.balance, 0) - (a.v->>0)::bigint
                                ORDER BY a.ord) AS wallets,
@@ -258,6 +260,7 @@ struct Columns<'a> {
     h_after: Vec<Value>,
     h_game: Vec<&'static str>,
     h_result: Vec<Option<&'a Value>>,
+    h_dealt_from: Vec<Option<Value>>,
 }
 
 impl<'a> Columns<'a> {
@@ -381,6 +384,8 @@ impl<'a> Columns<'a> {
             self.h_game.push(game);
             let ended = p.ends.iter().find(|e| e.hand_no == d.hand_no);
             self.h_result.push(ended.map(|e| &e.result));
+            self.h_dealt_from
+                .push(d.dealt_from.as_ref().map(|f| json!(f)));
         }
     }
 
@@ -396,7 +401,7 @@ impl<'a> Columns<'a> {
             )
     }
 
-    /// Binds every parameter, `$1` to `$67`, in order.
+    /// Binds every parameter, `$1` to `$68`, in order.
     fn bind<'q>(&'q self, q: ledger::PgQuery<'q>) -> ledger::PgQuery<'q> {
         let q = q
             .bind(&self.ids)
@@ -457,6 +462,7 @@ impl<'a> Columns<'a> {
             .bind(&self.h_after)
             .bind(&self.h_game)
             .bind(&self.h_result)
+            .bind(&self.h_dealt_from)
     }
 }
 
