@@ -12,6 +12,7 @@ mod event_check;
 pub mod fixtures;
 #[cfg(test)]
 mod golden;
+pub mod progress;
 pub mod sandaha;
 pub mod shengji;
 pub mod shuffle;

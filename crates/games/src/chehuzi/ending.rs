@@ -118,6 +118,9 @@ impl State {
             }),
         ));
         out.end_hand_with_points(self.hand_no, points.to_vec(), units.to_vec(), &summary);
-        self.table = Table::Finished { last: summary };
+        self.table = Table::Finished {
+            last: summary,
+            winner: (),
+        };
     }
 }

@@ -43,6 +43,7 @@ use crate::engine::{
     Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Shared, Stage, check_range, codes_of,
     data, with_shared_codes,
 };
+use crate::progress::Progress;
 
 use claims::{Answer, Source, Window, placed_window};
 use melds::{Kind, bit, card_of, face_of};
@@ -126,47 +127,8 @@ pub struct State {
     table: Table,
 }
 
-/// Where the match stands: code that needs the hand gets it from the variant that holds one.
-/// The summary of the last hand stays on show until the next one ends.
-#[derive(Clone, Debug)]
-enum Table {
-    /// Before the first hand.
-    Waiting,
-    InHand {
-        hand: Box<HandState>,
-        last: Option<Summary>,
-    },
-    /// Between hands.
-    Between { last: Summary },
-    /// An escape ended the match.
-    Finished { last: Summary },
-}
-
-impl Table {
-    /// The hand in play.
-    fn hand(&self) -> Option<&HandState> {
-        match self {
-            Table::InHand { hand, .. } => Some(hand),
-            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
-        }
-    }
-
-    fn hand_mut(&mut self) -> Option<&mut HandState> {
-        match self {
-            Table::InHand { hand, .. } => Some(hand),
-            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
-        }
-    }
-
-    /// The summary of the last hand.
-    fn last(&self) -> Option<&Summary> {
-        match self {
-            Table::Waiting => None,
-            Table::InHand { last, .. } => last.as_ref(),
-            Table::Between { last } | Table::Finished { last } => Some(last),
-        }
-    }
-}
+/// Where the match stands ([`Progress`]: the hand in play, the last hand's summary).
+type Table = Progress<HandState, Summary>;
 
 /// The state as it is stored (`matches.state`, `hands.start_state`): these fields, in this
 /// order, are the JSON of every stored chehuzi match.
@@ -185,14 +147,7 @@ impl TryFrom<Stored> for State {
     type Error = &'static str;
 
     fn try_from(s: Stored) -> Result<State, Self::Error> {
-        let table = match (s.finished, s.hand, s.last) {
-            (false, None, None) => Table::Waiting,
-            (false, Some(hand), last) => Table::InHand { hand, last },
-            (false, None, Some(last)) => Table::Between { last },
-            (true, None, Some(last)) => Table::Finished { last },
-            (true, Some(_), _) => return Err("a finished chehuzi match has no hand in play"),
-            (true, None, None) => return Err("a finished chehuzi match shows the escape"),
-        };
+        let table = Table::from_stored(s.finished.then_some(()), s.hand, s.last)?;
         Ok(State {
             opts: s.opts,
             hand_no: s.hand_no,
@@ -204,17 +159,12 @@ impl TryFrom<Stored> for State {
 
 impl From<State> for Stored {
     fn from(s: State) -> Stored {
-        let (finished, hand, last) = match s.table {
-            Table::Waiting => (false, None, None),
-            Table::InHand { hand, last } => (false, Some(hand), last),
-            Table::Between { last } => (false, None, Some(last)),
-            Table::Finished { last } => (true, None, Some(last)),
-        };
+        let (ended, hand, last) = s.table.into_stored();
         Stored {
             opts: s.opts,
             hand_no: s.hand_no,
             dealer: s.dealer,
-            finished,
+            finished: ended.is_some(),
             hand,
             last,
         }
@@ -333,11 +283,7 @@ impl Game for Chehuzi {
     }
 
     fn stage(state: &State) -> Stage {
-        match state.table {
-            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
-            Table::InHand { .. } => Stage::InHand,
-            Table::Finished { .. } => Stage::Finished,
-        }
+        state.table.stage()
     }
 
     fn hand_no(state: &State) -> u32 {
@@ -385,14 +331,9 @@ impl Game for Chehuzi {
 
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
-        let last = match std::mem::replace(&mut state.table, Table::Waiting) {
-            Table::Waiting => None,
-            Table::Between { last } => Some(last),
-            // The service deals only between hands.
-            other @ (Table::InHand { .. } | Table::Finished { .. }) => {
-                state.table = other;
-                return out;
-            }
+        // The service deals only between hands.
+        let Some(last) = state.table.take_for_deal() else {
+            return out;
         };
         state.hand_no += 1;
         let dealer = state.dealer;

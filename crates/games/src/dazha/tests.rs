@@ -87,16 +87,6 @@ pub(super) fn table(opts: Options, hands: [&[&str]; 4], team_of: [u8; 4], leader
     st
 }
 
-impl Table {
-    /// The hand in play, to set up a case.
-    pub(super) fn hand_mut(&mut self) -> Option<&mut HandState> {
-        match self {
-            Table::InHand { hand, .. } => Some(hand),
-            _ => None,
-        }
-    }
-}
-
 pub(super) const AB: [u8; 4] = [0, 1, 0, 1];
 
 pub(super) fn play(st: &mut State, seat: SeatNo, list: &[&str]) -> Outcome {

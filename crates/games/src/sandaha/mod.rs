@@ -39,6 +39,7 @@ use crate::engine::{
     Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Shared, Stage, codes_of, data,
     with_shared_codes,
 };
+use crate::progress::Progress;
 use crate::trick::{self, Order};
 
 pub use bidding::{Bidding, Call, LIMITED_FLOOR, LOWEST_BID, OPENING_BID, base_score};
@@ -126,47 +127,8 @@ pub struct State {
     table: Table,
 }
 
-/// Where the match stands: code that needs the hand gets it from the variant that holds one.
-/// The summary of the last hand stays on show until the next one ends.
-#[derive(Clone, Debug, PartialEq)]
-enum Table {
-    /// No hand has ended yet, or none whose stored summary still reads (`readable_summary`).
-    Waiting,
-    InHand {
-        hand: Box<HandState>,
-        last: Option<Summary>,
-    },
-    /// Between hands.
-    Between { last: Summary },
-    /// An escape ended the match.
-    Finished { last: Summary },
-}
-
-impl Table {
-    /// The hand in play.
-    fn hand(&self) -> Option<&HandState> {
-        match self {
-            Table::InHand { hand, .. } => Some(hand),
-            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
-        }
-    }
-
-    fn hand_mut(&mut self) -> Option<&mut HandState> {
-        match self {
-            Table::InHand { hand, .. } => Some(hand),
-            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
-        }
-    }
-
-    /// The summary of the last hand.
-    fn last(&self) -> Option<&Summary> {
-        match self {
-            Table::Waiting => None,
-            Table::InHand { last, .. } => last.as_ref(),
-            Table::Between { last } | Table::Finished { last } => Some(last),
-        }
-    }
-}
+/// Where the match stands ([`Progress`]: the hand in play, the last hand's summary).
+type Table = Progress<HandState, Summary>;
 
 /// The state as it is stored (`matches.state`, `hands.start_state`): these fields, in this
 /// order, are the JSON of every stored sandaha match.
@@ -186,14 +148,7 @@ impl TryFrom<Stored> for State {
     type Error = &'static str;
 
     fn try_from(s: Stored) -> Result<State, Self::Error> {
-        let table = match (s.finished, s.hand, s.last_result) {
-            (false, None, None) => Table::Waiting,
-            (false, Some(hand), last) => Table::InHand { hand, last },
-            (false, None, Some(last)) => Table::Between { last },
-            (true, None, Some(last)) => Table::Finished { last },
-            (true, Some(_), _) => return Err("a finished sandaha match has no hand in play"),
-            (true, None, None) => return Err("a finished sandaha match shows the escape"),
-        };
+        let table = Table::from_stored(s.finished.then_some(()), s.hand, s.last_result)?;
         Ok(State {
             opts: s.opts,
             hand_no: s.hand_no,
@@ -205,16 +160,11 @@ impl TryFrom<Stored> for State {
 
 impl From<State> for Stored {
     fn from(s: State) -> Stored {
-        let (finished, hand, last_result) = match s.table {
-            Table::Waiting => (false, None, None),
-            Table::InHand { hand, last } => (false, Some(hand), last),
-            Table::Between { last } => (false, None, Some(last)),
-            Table::Finished { last } => (true, None, Some(last)),
-        };
+        let (ended, hand, last_result) = s.table.into_stored();
         Stored {
             opts: s.opts,
             hand_no: s.hand_no,
-            finished,
+            finished: ended.is_some(),
             next_first: s.next_first,
             hand,
             last_result,
@@ -613,11 +563,7 @@ impl Game for Sandaha {
     }
 
     fn stage(state: &State) -> Stage {
-        match state.table {
-            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
-            Table::InHand { .. } => Stage::InHand,
-            Table::Finished { .. } => Stage::Finished,
-        }
+        state.table.stage()
     }
 
     fn hand_no(state: &State) -> u32 {
@@ -646,14 +592,9 @@ impl Game for Sandaha {
 
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
-        let last = match std::mem::replace(&mut state.table, Table::Waiting) {
-            Table::Waiting => None,
-            Table::Between { last } => Some(last),
-            // The service deals only between hands.
-            other @ (Table::InHand { .. } | Table::Finished { .. }) => {
-                state.table = other;
-                return out;
-            }
+        // The service deals only between hands.
+        let Some(last) = state.table.take_for_deal() else {
+            return out;
         };
         state.hand_no += 1;
         let (hands, bottom) = deal::deal(&start.deck, &mut out);
@@ -912,7 +853,10 @@ impl Game for Sandaha {
             points: points.to_vec(),
         };
         out.end_hand_with_points(state.hand_no, points.to_vec(), units.to_vec(), &summary);
-        state.table = Table::Finished { last: summary };
+        state.table = Table::Finished {
+            last: summary,
+            winner: (),
+        };
         out
     }
 

@@ -36,6 +36,7 @@ use crate::engine::{
     Ctx, Event, Game, HandStart, Outcome, RuleError, SeatNo, Shared, Stage, codes_of, data,
     with_shared_codes,
 };
+use crate::progress::Progress;
 use crate::trick::{self, Order, Ranks};
 
 pub use levels::{STEP, Summary, level_change, next_dealer, team};
@@ -94,55 +95,8 @@ pub struct State {
     table: Table,
 }
 
-/// Where the match stands: code that needs the hand gets it from the variant that holds one.
-/// The summary of the last hand stays on show until the next one ends.
-#[derive(Clone, Debug)]
-enum Table {
-    /// Before the first hand.
-    Waiting,
-    InHand {
-        hand: Box<HandState>,
-        last: Option<Summary>,
-    },
-    /// Between hands.
-    Between { last: Summary },
-    /// A team passed A, or someone left after the first hand: `winner` won the match.
-    Finished { winner: usize, last: Summary },
-}
-
-impl Table {
-    /// The hand in play.
-    fn hand(&self) -> Option<&HandState> {
-        match self {
-            Table::InHand { hand, .. } => Some(hand),
-            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
-        }
-    }
-
-    fn hand_mut(&mut self) -> Option<&mut HandState> {
-        match self {
-            Table::InHand { hand, .. } => Some(hand),
-            Table::Waiting | Table::Between { .. } | Table::Finished { .. } => None,
-        }
-    }
-
-    /// The summary of the last hand.
-    fn last(&self) -> Option<&Summary> {
-        match self {
-            Table::Waiting => None,
-            Table::InHand { last, .. } => last.as_ref(),
-            Table::Between { last } | Table::Finished { last, .. } => Some(last),
-        }
-    }
-
-    /// The team that won the match, once over.
-    fn winner(&self) -> Option<usize> {
-        match self {
-            Table::Finished { winner, .. } => Some(*winner),
-            Table::Waiting | Table::InHand { .. } | Table::Between { .. } => None,
-        }
-    }
-}
+/// Where the match stands ([`Progress`]: the hand in play, the last hand's summary, the winning team once over).
+type Table = Progress<HandState, Summary, usize>;
 
 /// The state as it is stored (`matches.state`, `hands.start_state`): these fields, in this
 /// order, are the JSON of every stored shengji match.
@@ -164,16 +118,13 @@ impl TryFrom<Stored> for State {
     type Error = &'static str;
 
     fn try_from(s: Stored) -> Result<State, Self::Error> {
-        let table = match (s.finished, s.winner, s.hand, s.last_result) {
-            (false, None, None, None) => Table::Waiting,
-            (false, None, Some(hand), last) => Table::InHand { hand, last },
-            (false, None, None, Some(last)) => Table::Between { last },
-            (true, Some(winner), None, Some(last)) => Table::Finished { winner, last },
-            (false, Some(_), _, _) => return Err("a shengji match under way has no winner"),
-            (true, None, _, _) => return Err("a finished shengji match has a winner"),
-            (true, Some(_), Some(_), _) => return Err("a finished shengji match has no hand"),
-            (true, Some(_), None, None) => return Err("a finished shengji match shows a result"),
+        let ended = match (s.finished, s.winner) {
+            (false, None) => None,
+            (true, Some(winner)) => Some(winner),
+            (false, Some(_)) => return Err("a shengji match under way has no winner"),
+            (true, None) => return Err("a finished shengji match has a winner"),
         };
+        let table = Table::from_stored(ended, s.hand, s.last_result)?;
         Ok(State {
             hand_no: s.hand_no,
             levels: s.levels,
@@ -186,18 +137,13 @@ impl TryFrom<Stored> for State {
 
 impl From<State> for Stored {
     fn from(s: State) -> Stored {
-        let (finished, winner, hand, last_result) = match s.table {
-            Table::Waiting => (false, None, None, None),
-            Table::InHand { hand, last } => (false, None, Some(hand), last),
-            Table::Between { last } => (false, None, None, Some(last)),
-            Table::Finished { winner, last } => (true, Some(winner), None, Some(last)),
-        };
+        let (winner, hand, last_result) = s.table.into_stored();
         Stored {
             hand_no: s.hand_no,
             levels: s.levels,
             next_dealer: s.next_dealer,
             last_dealer: s.last_dealer,
-            finished,
+            finished: winner.is_some(),
             winner,
             hand,
             last_result,
@@ -441,11 +387,7 @@ impl Game for Shengji {
     }
 
     fn stage(state: &State) -> Stage {
-        match state.table {
-            Table::Waiting | Table::Between { .. } => Stage::NeedsDeal,
-            Table::InHand { .. } => Stage::InHand,
-            Table::Finished { .. } => Stage::Finished,
-        }
+        state.table.stage()
     }
 
     fn hand_no(state: &State) -> u32 {
@@ -473,14 +415,9 @@ impl Game for Shengji {
 
     fn start_hand(state: &mut State, start: HandStart) -> Outcome {
         let mut out = Outcome::default();
-        let last = match std::mem::replace(&mut state.table, Table::Waiting) {
-            Table::Waiting => None,
-            Table::Between { last } => Some(last),
-            // The service deals only between hands.
-            other @ (Table::InHand { .. } | Table::Finished { .. }) => {
-                state.table = other;
-                return out;
-            }
+        // The service deals only between hands.
+        let Some(last) = state.table.take_for_deal() else {
+            return out;
         };
         state.hand_no += 1;
         let mut hands: [Vec<Card>; SEATS] = Default::default();
