@@ -422,8 +422,9 @@ function renderTable() {
   const you = v.you?.seat;
   const hand = handOf(v);
   const finished = v.status === "finished" || v.status === "aborted";
-  // The rematch offered: the notice's (with the seat kept for us), else the view's.
-  const offered = rematches[v.id] ?? (v.rematch ? { id: v.rematch } : null);
+  // The rematch a stream notice offered (with the seat kept for us). Without one, "rematch"
+  // asks the server, which answers with the rematch someone already made, if any.
+  const offered = rematches[v.id];
 
   const row = handRow(hand, (i, el) => {
     if (selected.has(i)) selected.delete(i);
@@ -573,7 +574,8 @@ async function acceptRematch({ id, seat }) {
 
 async function loadReplay(id) {
   show("replay");
-  const r = await api("GET", `/v1/matches/${id}/replay`);
+  // The match's view gives the steps their seats, names and the viewer's place at the bottom.
+  const [r, table] = await Promise.all([api("GET", `/v1/matches/${id}/replay`), api("GET", `/v1/matches/${id}`)]);
   const hands = r.hands.map((hd) => {
     const check = h("span", { class: "check" }, "…");
     verify(hd.seed, hd.shuffle_commitment).then((ok) => {
@@ -583,7 +585,7 @@ async function loadReplay(id) {
     return h("details", { open: true, class: "replay-hand" },
       h("summary", {}, `第${hd.hand_no}手 Hand ${hd.hand_no}`),
       h("p", { class: "seed" }, "种子 seed ", h("code", {}, hd.seed || "—"), " ", check),
-      hd.steps?.length ? stepper(hd.steps) : actionLog(hd),
+      hd.steps?.length ? stepper(hd.steps.map((st, i) => stepView(table, hd, st, i === hd.steps.length - 1))) : actionLog(hd),
       h("details", {}, h("summary", {}, "发的牌 dealt deck"), renderValue(hd.deck)),
       h("details", {}, h("summary", {}, "结果数据 result data"), renderValue(hd.result ?? {})));
   });
@@ -591,6 +593,20 @@ async function loadReplay(id) {
     h("h1", {}, `回放 Replay · ${GAMES[r.game]?.name || r.game}`),
     h("p", { class: "links" }, h("a", { href: "#/lobby" }, "大厅 lobby"), " ", h("a", { href: `#/match/${id}` }, "牌桌 table")),
     ...(hands.length ? hands : [h("p", {}, "还没有打完的一手 no hand has finished yet")]));
+}
+
+// A replay step (api.md § Replays: the game's state after it, every seat's own cards) as the
+// table draws a view: the match's seats around that state, each seat's cards in `state.hands`
+// (where `revealed` finds them) and the bottom seat's as its hand; the hand's result on the
+// last step.
+function stepView(table, hd, step, last) {
+  const me = table.you?.seat ?? 0;
+  const own = step.hands ?? [];
+  const state = { ...step.view };
+  if (own.some((c) => c != null)) state.hands = own;
+  if (own[me] != null) state.hand = own[me];
+  return { ...step, view: { ...table, status: "playing", to_act: [], deadline: null, legal_actions: [],
+    state, last_result: last ? hd.result ?? null : null } };
 }
 
 // A hand you can watch: the table at each step (every hand revealed), with ◀ ▶ and a slider.

@@ -7,11 +7,12 @@
 // Ann's raise below the minimum is refused and explained. Bob's stream is refused (429 with
 // Retry-After) during the first hand: his page must say it long-polls, keep up, and take the
 // stream back. Then the replay (seed checked with the page's own SHA-256 on Bob's phone, the
-// table at each step), the 积分 leaderboard and a rematch. Where the server has no replay steps
-// or leaderboard yet, the test answers for it with the shapes docs/api.md gives them; a rematch
-// is tried only when served. Last, a stream event carrying a view is drawn with no GET of the
-// view. One screenshot per game goes to $SCREENSHOTS
-// (target/screenshots/ unless told). Run by scripts/browser_test.sh.
+// table at each step with its players and every hand), the 积分 leaderboard and a rematch.
+// Where the server has no leaderboard yet, the test answers for it with the shapes docs/api.md
+// gives them; a rematch is tried only when served. Last, a stream event carrying a view is
+// drawn with no GET of the view. One screenshot per game (Bob's phone, and Ann's desktop as
+// `<game>-desktop.png`) goes to $SCREENSHOTS (target/screenshots/ unless told). Run by
+// scripts/browser_test.sh.
 //
 // Environment: PAIJU_URL (the server), PAIJU_ADMIN (user:password, to grant coins for 扯旋's
 // buy-in), SCREENSHOTS (folder). playwright starts chromium with a fresh temporary
@@ -57,7 +58,7 @@ async function run() {
     viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, isMobile: true, hasTouch: true,
   }, () => Object.defineProperty(Crypto.prototype, "subtle", { get: () => undefined }));
   await grant([ann, bob], 5000);
-  const shown = { stepper: false, leaderboard: false, rematch: false };
+  const shown = { leaderboard: false, rematch: false };
   let lastTable = null;
 
   // 扯旋 with a bot; Bob's stream is refused meanwhile, so his page long-polls.
@@ -114,20 +115,10 @@ async function run() {
   await bob.page.locator("#push").waitFor({ state: "hidden", timeout: STEP_MS });
   log("bob's stream is back after Retry-After");
 
-  // The replay on Bob's phone: the seed checked without crypto.subtle, then a step forward.
-  // A server that sends no `steps` yet gets them added by the test (each step the final view,
-  // the shape docs/api.md gives them), so the page's stepper is tried either way.
+  // The replay on Bob's phone: the seed checked without crypto.subtle, then the served steps:
+  // the table at each, with its players' names and every hand's cards.
   const replay = await (await fetch(`${BASE}/v1/matches/${chexuan.id}/replay`, { headers: auth(bob) })).json();
-  shown.stepper = Boolean(replay.hands[0]?.steps);
-  if (!shown.stepper) {
-    const final = await (await fetch(`${BASE}/v1/matches/${chexuan.id}`, { headers: auth(bob) })).json();
-    await bob.page.route(`**/v1/matches/${chexuan.id}/replay`, (r) => r.fulfill({
-      json: { ...replay, hands: replay.hands.map((hd) => ({
-        ...hd, steps: [{ n: 0, action: null, view: final }, ...hd.actions.slice(0, 3).map((a, i) =>
-          ({ n: i + 1, seat: a.seat, action: a.action, view: final }))],
-      })) },
-    }));
-  }
+  assert.ok(replay.hands[0]?.steps?.length > 1, "the replay's hand has steps");
   await bob.page.click("#replay-link");
   await bob.page.locator(".replay-hand").first().waitFor({ timeout: STEP_MS });
   await bob.page.locator(".check", { hasText: "✓" }).first().waitFor({ timeout: STEP_MS });
@@ -135,14 +126,21 @@ async function run() {
   {
     assert.equal(await bob.page.locator(".caption").first().getAttribute("data-step"), "1");
     assert.ok(await bob.page.locator(".stage .felt .seat").count() >= 3, "the step shows the table");
+    for (const p of [ann, bob]) {
+      assert.equal(await bob.page.locator(".stage .felt .seat", { hasText: p.name }).count(), 1,
+        `the step's table seats ${p.name}`);
+    }
     await bob.page.locator(".slider").first().fill("0");
     assert.equal(await bob.page.locator(".caption").first().getAttribute("data-step"), "0");
   }
   const wider = await bob.page.evaluate(() => document.documentElement.scrollWidth - innerWidth);
   assert.ok(wider <= 0, `the replay is ${wider}px wider than the phone`);
+  // The screenshot at the last step: every hand revealed and the result in words.
+  const lastStep = await bob.page.locator(".slider").first().getAttribute("max");
+  await bob.page.locator(".slider").first().fill(lastStep);
+  await bob.page.locator(".stage #replay-result").first().waitFor({ timeout: STEP_MS });
   await bob.page.screenshot({ path: `${SHOTS}/replay.png` });
-  await bob.page.unroute(`**/v1/matches/${chexuan.id}/replay`);
-  log(`replay checked: the table at each step (${shown.stepper ? "served" : "steps added by the test"})`);
+  log("replay checked: the table at each step, its players named");
 
   // A hand folded early can end before Ann had a raise to try: then another 扯旋 table.
   for (let table = 2; !refusalShown; table++) {
@@ -220,18 +218,27 @@ async function run() {
   const last = await (await fetch(`${BASE}/v1/matches/${lastTable.id}`, { headers: auth(ann) })).json();
   const carried = { ...last, version: last.version + 100,
     seats: last.seats.map((x, i) => (i === 1 ? { ...x, username: "carried_by_the_event" } : x)) };
-  await ann.page.route("**/v1/me/stream", (r) => r.fulfill({
-    status: 200, headers: { "Content-Type": "text/event-stream" },
-    body: `event: match\nid: 1\ndata: ${JSON.stringify({ match_id: last.id, version: carried.version, view: carried })}\n\n`,
-  }));
+  // The reloaded page's first stream carries the event; its reconnects after the mocked stream
+  // ends are left waiting, so no catch-up read can race the check below. (The `goto` changes
+  // only the hash of the page Ann is on: it opens no stream.)
+  let serveStream = false;
+  await ann.page.route("**/v1/me/stream", (r) => {
+    if (!serveStream) return; // never answered: the reconnect waits until the page goes
+    serveStream = false;
+    return r.fulfill({
+      status: 200, headers: { "Content-Type": "text/event-stream" },
+      body: `event: match\nid: 1\ndata: ${JSON.stringify({ match_id: last.id, version: carried.version, view: carried })}\n\n`,
+    });
+  });
   await ann.page.goto(`${BASE}/play/#/match/${last.id}`);
+  // The table drawn: the hash change's own GET of the view is done before the count starts.
+  await ann.page.locator(`#match-status[data-match="${last.id}"]`).waitFor({ timeout: STEP_MS });
   let gets = 0;
   ann.page.on("request", (r) => { if (r.method() === "GET" && r.url().endsWith(`/v1/matches/${last.id}`)) gets += 1; });
+  serveStream = true;
   await ann.page.reload();
   await ann.page.locator(".seat", { hasText: "carried_by_the_event" }).waitFor({ timeout: STEP_MS });
-  // Drawn from the event (only it names that player), after no GET but the page's first: the
-  // mocked stream ends at once, and the page's catch-up read when it reconnects is not the
-  // event's.
+  // Drawn from the event (only it names that player), after no GET but the page's first.
   const drawnAfter = gets;
   assert.ok(drawnAfter <= 1, `the view came with the event, yet the page asked for it ${drawnAfter} times first`);
   log(`a view carried by a stream event drawn (${gets} GET of the view: the page's first load)`);
@@ -298,9 +305,15 @@ async function joinFromLobby(p, host, game) {
   await p.page.locator("#open-tables tr", { hasText: host.name }).locator("button.join").click({ timeout: STEP_MS });
 }
 
-async function shot(p, game) {
+// The game's screenshots: the phone's table (`p`), and at the same moment every desktop
+// player's (`<game>-desktop.png`).
+async function shot(p, game, players) {
   await p.page.evaluate(() => window.scrollTo(0, 0));
   await p.page.screenshot({ path: `${SHOTS}/${game}.png` });
+  for (const d of players.filter((x) => x !== p && x.page.viewportSize().width >= 1000)) {
+    await d.page.evaluate(() => window.scrollTo(0, 0));
+    await d.page.screenshot({ path: `${SHOTS}/${game}-desktop.png` });
+  }
 }
 
 // The finished hand in words on both pages: the player's own line and what happened.
@@ -368,7 +381,7 @@ async function playToTheEnd(players, { id, game }, prefer = [], photo = null, be
           checked.set(p, (checked.get(p) ?? 0) + 1);
           // The game's screenshot: the phone's table on its second turn, mid-hand.
           if (photo && p === photo && checked.get(p) === 2) {
-            await shot(p, game);
+            await shot(p, game, players);
             photo = null;
           }
         }
@@ -389,7 +402,7 @@ async function playToTheEnd(players, { id, game }, prefer = [], photo = null, be
   };
   await Promise.all(players.map((p) => play(p).finally(() => { done = true; })));
   for (const p of players) assert.ok(checked.get(p) || game === "dazha", `${p.name} never had a turn at ${game}`);
-  if (photo && (game !== "dazha" || moves >= 6)) await shot(photo, game);
+  if (photo && (game !== "dazha" || moves >= 6)) await shot(photo, game, players);
   log(`${game}: ${moves} moves through the pages`);
   return moves;
 }
