@@ -38,8 +38,9 @@ impl Table {
                 &[(Party::House, -coins), (Party::User(user_id), coins)],
             )
             .await?;
-            // Coins moved outside the step: what it read before is stale.
+            // Coins moved outside the step: what it read or knew before is stale.
             self.reads = None;
+            self.known = None;
         }
         sqlx::query(
             "INSERT INTO match_seats (match_id, seat, user_id, auto) VALUES ($1, $2, $3, true)",

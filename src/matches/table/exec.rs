@@ -1,9 +1,11 @@
 //! The executor: how a step's table is committed. The step is one ([`Table::step`]), the
 //! writer is one ([`save_many`]); there are two ways to put them together:
 //! - **One statement** ([`Table::plan_move`]): a client's move worked out on a copy of the
-//!   committed table this process holds, needing nothing read, is written by one statement
-//!   over that table's version (with other moves ready at the same time: `commit.rs`). A row
-//!   that moved on writes nothing, and the move goes the other way.
+//!   committed table this process holds is written by one statement over that table's version
+//!   (with other moves ready at the same time: `commit.rs`). A step that needs the wallets and
+//!   积分 runs with those the process knows (the last transaction's reads, moved on by every
+//!   save since), and the statement first locks and checks them. A row that moved on, or a
+//!   purse that did, writes nothing, and the move goes the other way.
 //! - **A transaction** ([`Table::run`], then [`Table::save`]): the row locked, the step run;
 //!   when it needs wallets or 积分 they are read, locked, and the step runs again from the
 //!   start with them; then the same writer's statement, and `COMMIT`.
@@ -65,10 +67,25 @@ impl Table {
             return None;
         }
         let seat = self.seat_of(user)?;
+        let input = Input::Act {
+            seat,
+            action: action.clone(),
+        };
         let mut t = self.fork().ok()?;
-        let action = action.clone();
-        t.step(&Input::Act { seat, action }).ok()?;
-        Some(t)
+        match t.step(&input) {
+            Ok(()) => Some(t),
+            Err(Halt::Refused(_)) => None,
+            // The step needs the wallets and 积分: it runs again from the start with those this
+            // process knows, and the statement writes only if they still hold.
+            Err(Halt::Needs) => {
+                let known = self.known.clone()?;
+                let mut t = self.fork().ok()?;
+                t.reads = Some(known.clone());
+                t.assumed = Some(known);
+                t.step(&input).ok()?;
+                Some(t)
+            }
+        }
     }
 
     /// Frees a seat: `left` before the first deal, `escaped` (逃跑, the engine's `leave` first)
@@ -118,17 +135,24 @@ impl Table {
     }
 
     /// After the statement of [`save_many`] that carried this table: its changes are the
-    /// row's now (`hit`), or were dropped because the row had moved on. Nothing is pending
-    /// after it, and nothing read stands (the next transaction reads again).
+    /// row's now (`hit`), or were dropped because the row had moved on (or what it assumed no
+    /// longer held). Nothing is pending after it, and nothing read stands (the next
+    /// transaction reads again); what was read or known, moved on by what was written, is
+    /// what the process knows of the purses from now on.
     pub fn saved(&mut self, hit: bool) {
         if hit {
             self.log_saved();
             self.loaded_version = self.version;
+            let before = self.reads.take().or_else(|| self.known.take());
+            self.known = before.map(|r| self.moved_on(r));
+        } else {
+            self.known = None;
         }
         self.last_seq += self.pending.events.len() as i64;
         self.action_no += self.pending.actions.len() as i64;
         self.pending = Pending::default();
         self.reads = None;
+        self.assumed = None;
     }
 
     /// Logs what a save wrote (in the request's span, so with its request id): every move

@@ -165,8 +165,17 @@ pub struct Table {
     /// The step's randomness (see [`fresh_entropy`]), fixed for the table's life in memory so
     /// that a step run again after its reads deals the same hands.
     entropy: Seed,
-    /// The wallets and 积分 read for this table's steps in its transaction, if any.
+    /// The wallets and 积分 read for this table's steps in its transaction, if any (or, on
+    /// the one-statement path, assumed: `assumed`).
     reads: Option<Reads>,
+    /// What this process last knew of its players' wallets and 积分: the last transaction's
+    /// reads, moved on by what every save since wrote. A client's move whose step needs them
+    /// may assume them ([`Table::plan_move`]); its statement then writes only where they still
+    /// hold, and otherwise the move takes the transaction, which reads them.
+    known: Option<Reads>,
+    /// The wallets and 积分 the pending changes assumed (`known` when the step began): the
+    /// writer's statement checks them, locked, before it writes anything of this table.
+    assumed: Option<Reads>,
     /// What the steps since the load (or the last save) write.
     pending: Pending,
     /// Statements sent to the database for this table since it was loaded (a metric).
@@ -175,13 +184,14 @@ pub struct Table {
 
 impl Table {
     /// An independent copy of a committed table, to change in a new request: its own clock and
-    /// entropy, nothing pending, nothing read.
+    /// entropy, nothing pending, nothing read (what the process knows of the purses kept).
     pub fn fork(&self) -> Result<Table, ApiError> {
         Ok(Table {
             loaded_version: self.version,
             now: clock(),
             entropy: fresh_entropy()?,
             reads: None,
+            assumed: None,
             pending: Pending::default(),
             statements: 0,
             ..self.copy()
@@ -215,6 +225,8 @@ impl Table {
             now: self.now,
             entropy: self.entropy,
             reads: self.reads.clone(),
+            known: self.known.clone(),
+            assumed: self.assumed.clone(),
             pending: self.pending.clone(),
             statements: self.statements,
         }

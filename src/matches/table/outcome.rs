@@ -184,31 +184,44 @@ impl Table {
     /// `user`'s wallet as read for this step, with the movements pending since.
     pub(super) fn wallet(&self, user: Uuid) -> Result<i64, Halt> {
         let read = self.reads.as_ref().and_then(|r| r.wallets.get(&user));
-        let read = *read.ok_or(Halt::Needs)?;
-        let party = Party::User(user);
-        Ok(read
-            + self
-                .pending
-                .money
-                .iter()
-                .map(|m| m.amount_for(party))
-                .sum::<i64>())
+        Ok(*read.ok_or(Halt::Needs)? + self.pending_coins(user))
     }
 
     /// `user`'s 积分 in this game as read for this step, with the hands ended since.
     pub(super) fn score(&self, user: Uuid) -> Result<i64, Halt> {
         let read = self.reads.as_ref().and_then(|r| r.scores.get(&user));
-        let read = *read.ok_or(Halt::Needs)?;
+        Ok(*read.ok_or(Halt::Needs)? + self.pending_points(user))
+    }
+
+    /// Wallets and 积分 as they were before what is pending, moved on by it.
+    pub(super) fn moved_on(&self, before: Reads) -> Reads {
+        Reads {
+            wallets: (before.wallets.into_iter())
+                .map(|(u, w)| (u, w + self.pending_coins(u)))
+                .collect(),
+            scores: (before.scores.into_iter())
+                .map(|(u, p)| (u, p + self.pending_points(u)))
+                .collect(),
+        }
+    }
+
+    /// What the pending movements put into `user`'s wallet.
+    fn pending_coins(&self, user: Uuid) -> i64 {
+        let party = Party::User(user);
+        self.pending.money.iter().map(|m| m.amount_for(party)).sum()
+    }
+
+    /// The 积分 the pending hand ends give `user`.
+    fn pending_points(&self, user: Uuid) -> i64 {
         let ended = self
             .pending
             .ends
             .iter()
             .flat_map(|e| e.users.iter().zip(&e.points));
-        Ok(read
-            + ended
-                .filter(|(u, _)| **u == Some(user))
-                .map(|(_, p)| p)
-                .sum::<i64>())
+        ended
+            .filter(|(u, _)| **u == Some(user))
+            .map(|(_, p)| p)
+            .sum()
     }
 
     /// Queues an outcome's events, each visible to everyone or to the users at its seats.

@@ -8,8 +8,8 @@ use super::*;
 use crate::ledger::Movement;
 
 /// The wallets and 积分 (in the table's game) of its players as a transaction read them,
-/// locked until it ends: what the steps of that transaction may use, with the movements and
-/// 积分 they leave pending added.
+/// locked until it ends (or as the process knows them, assumed and checked by the statement):
+/// what the steps may use, with the movements and 积分 they leave pending added.
 #[derive(Clone, Debug, Default)]
 pub struct Reads {
     pub wallets: HashMap<Uuid, i64>,

@@ -5,7 +5,9 @@
 //! (`exec.rs`) commits what a step leaves, by one statement or in a transaction.
 //!
 //! A step that needs the players' wallets or 积分 and was not given them halts with
-//! [`Halt::Needs`]: the executor reads them, locked, and runs the step again from the start.
+//! [`Halt::Needs`]: the executor reads them, locked (or, on the one-statement path, assumes
+//! those the process knows, which the statement checks), and runs the step again from the
+//! start.
 //! Only these read them: a 扯旋 deal (`DynGame::deal_reads_purse`), a 扯旋 escape, a 逃跑
 //! penalty taken from the wallet, a coin room's settlement and its check between hands, and
 //! the return of a finished table's bots' coins. Every other step (a plain move, a stake, a

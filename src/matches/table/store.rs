@@ -158,6 +158,8 @@ impl Table {
             now: clock(),
             entropy: fresh_entropy()?,
             reads: None,
+            known: None,
+            assumed: None,
             pending: Pending::default(),
             statements: 0,
         })

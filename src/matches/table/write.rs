@@ -3,7 +3,8 @@
 //! loaded at. A table's row is updated only `WHERE version = loaded_version`, and every other
 //! write of that table (events, actions, seat flags, its Idempotency-Key's row, its ledger
 //! movements, its hands ended and dealt, their 积分) joins that update's result, so a table
-//! whose row moved on writes nothing at all. The transactional path writes through it as the
+//! whose row moved on writes nothing at all; nor does one whose step assumed wallets or 积分
+//! (`GUARD`) that no longer hold. The transactional path writes through it as the
 //! one-statement path does (a transaction holds the row lock, so its row cannot have moved).
 //!
 //! The statement is fixed text: its parameters are numbered once, below, and every one is
@@ -19,15 +20,37 @@ use super::pending::Pending;
 use super::*;
 use crate::ledger::{MONEY_CTES, MoneyColumns};
 
-/// Always sent: `v` the tables' new rows, `m` the id of each match row updated (those still
-/// at their loaded version), `ev` and `ac` their events and actions.
-const BASE: &str = "
+/// Always sent, first: `v` the tables' new rows.
+const ROWS: &str = "
     v AS (
         SELECT * FROM unnest($1::uuid[], $2::bigint[], $3::text[], $4::bigint[],
                              $5::bigint[], $6::bigint[], $7::text[], $8::timestamptz[],
                              $9::text[], $10::jsonb[], $11::text[], $12::int[], $13::bool[])
              AS v(id, loaded, state, version, last_seq, action_no, status, deadline_at,
-                  commitment, last_result, to_act, hand_no, to_act_hidden)),
+                  commitment, last_result, to_act, hand_no, to_act_hidden))";
+
+/// The wallets and 积分 that tables' steps assumed ([`Table::plan_move`]): `gk` locks the
+/// wallets (in account id order, as every movement locks them) and reads them as they are now,
+/// `gd` names each table for which one of them, or a 积分, is not what its step assumed.
+/// Sent before [`WRITE`], whose `m` then leaves those tables' rows alone (and so everything
+/// else of theirs).
+const GUARD: &str = "
+    gk AS MATERIALIZED (
+        SELECT acc.user_id, acc.balance FROM accounts acc
+         WHERE acc.user_id = ANY($70::uuid[])
+         ORDER BY acc.id FOR UPDATE),
+    gd AS MATERIALIZED (
+        SELECT DISTINCT a.match_id
+          FROM unnest($69::uuid[], $70::uuid[], $71::bigint[], $72::bigint[], $73::text[])
+               AS a(match_id, user_id, wallet, points, game)
+          LEFT JOIN gk ON gk.user_id = a.user_id
+          LEFT JOIN scores sc ON sc.user_id = a.user_id AND sc.game = a.game
+         WHERE COALESCE(gk.balance, 0) <> a.wallet OR COALESCE(sc.points, 0) <> a.points)";
+
+/// Always sent, after [`ROWS`] (and [`GUARD`]): `m` the id of each match row updated (those
+/// still at their loaded version, and whose assumptions hold: `{guarded}` is where the guard's
+/// condition goes), `ev` and `ac` their events and actions.
+const WRITE: &str = "
     m AS (
         UPDATE matches mm SET state = v.state, version = v.version,
                last_seq = v.last_seq, action_no = v.action_no, status = v.status,
@@ -35,7 +58,7 @@ const BASE: &str = "
                last_result = v.last_result, to_act = v.to_act::int[],
                to_act_hidden = v.to_act_hidden, hand_no = v.hand_no, updated_at = now()
           FROM v
-         WHERE mm.id = v.id AND mm.version = v.loaded
+         WHERE mm.id = v.id AND mm.version = v.loaded{guarded}
      RETURNING mm.id),
     ev AS (
         INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data, visible_to, at)
@@ -143,6 +166,7 @@ const HANDS: &str = "
 /// The parts a statement may leave out, each a bit of its mask.
 #[derive(Clone, Copy)]
 enum Part {
+    Guard,
     Seats,
     Keys,
     Money,
@@ -150,10 +174,16 @@ enum Part {
 }
 
 /// How many parts there are.
-pub(super) const PARTS: usize = 4;
+pub(super) const PARTS: usize = 5;
 
 impl Part {
-    const ALL: [Part; PARTS] = [Part::Seats, Part::Keys, Part::Money, Part::Hands];
+    const ALL: [Part; PARTS] = [
+        Part::Guard,
+        Part::Seats,
+        Part::Keys,
+        Part::Money,
+        Part::Hands,
+    ];
 
     fn bit(self) -> usize {
         1 << self as usize
@@ -161,7 +191,7 @@ impl Part {
 }
 
 /// The statement with the parts of `mask` ([`Part::bit`]; hands come with money, whose
-/// balances the deals read); built once per mask.
+/// balances the deals read; the guard goes before `m`, which it gates); built once per mask.
 pub(super) fn sql(mask: usize) -> &'static str {
     static SQL: [OnceLock<String>; 1 << PARTS] = [const { OnceLock::new() }; 1 << PARTS];
     let mask = if mask & Part::Hands.bit() != 0 {
@@ -170,18 +200,26 @@ pub(super) fn sql(mask: usize) -> &'static str {
         mask
     };
     SQL[mask].get_or_init(|| {
-        let mut text = format!("WITH {BASE}");
+        let guarded = mask & Part::Guard.bit() != 0;
+        let mut text = format!("WITH {ROWS}");
+        if guarded {
+            text.extend([",", GUARD]);
+        }
+        let unless = " AND mm.id NOT IN (SELECT match_id FROM gd)";
+        text.push(',');
+        text.push_str(&WRITE.replace("{guarded}", if guarded { unless } else { "" }));
         for part in Part::ALL {
             if mask & part.bit() == 0 {
                 continue;
             }
-            text.push(',');
             match part {
-                Part::Seats => text.push_str(SEATS),
-                Part::Keys => text.push_str(KEYS),
+                // Before `m`, above.
+                Part::Guard => {}
+                Part::Seats => text.extend([",", SEATS]),
+                Part::Keys => text.extend([",", KEYS]),
                 // `MONEY` ends with a comma: `MONEY_CTES` follows it.
-                Part::Money => text.extend([MONEY, MONEY_CTES]),
-                Part::Hands => text.push_str(HANDS),
+                Part::Money => text.extend([",", MONEY, MONEY_CTES]),
+                Part::Hands => text.extend([",", HANDS]),
             }
         }
         text.push_str("\nSELECT id FROM m");
@@ -261,6 +299,11 @@ struct Columns<'a> {
     h_game: Vec<&'static str>,
     h_result: Vec<Option<&'a Value>>,
     h_dealt_from: Vec<Option<Value>>,
+    g_match: Vec<Uuid>,
+    g_user: Vec<Uuid>,
+    g_wallet: Vec<i64>,
+    g_points: Vec<i64>,
+    g_game: Vec<&'static str>,
 }
 
 impl<'a> Columns<'a> {
@@ -333,6 +376,16 @@ impl<'a> Columns<'a> {
             self.money.push(m);
         }
         let game = t.game.name();
+        if let Some(a) = &t.assumed {
+            for (&user, &wallet) in &a.wallets {
+                self.g_match.push(id);
+                self.g_user.push(user);
+                self.g_wallet.push(wallet);
+                self.g_points
+                    .push(a.scores.get(&user).copied().unwrap_or(0));
+                self.g_game.push(game);
+            }
+        }
         let dealt_here = |hand_no: i32| p.deals.iter().any(|d| d.hand_no == hand_no);
         for e in &p.ends {
             // A hand dealt by the same statement is written ended (below): a statement does
@@ -392,7 +445,8 @@ impl<'a> Columns<'a> {
     /// The parts the statement needs: a bit per part with rows.
     fn mask(&self) -> usize {
         let needed = |part: Part, rows: bool| if rows { part.bit() } else { 0 };
-        needed(Part::Seats, !self.s_match.is_empty())
+        needed(Part::Guard, !self.g_match.is_empty())
+            | needed(Part::Seats, !self.s_match.is_empty())
             | needed(Part::Keys, !self.k_match.is_empty())
             | needed(Part::Money, !self.money.is_empty())
             | needed(
@@ -401,7 +455,7 @@ impl<'a> Columns<'a> {
             )
     }
 
-    /// Binds every parameter, `$1` to `$68`, in order.
+    /// Binds every parameter, `$1` to `$73`, in order.
     fn bind<'q>(&'q self, q: ledger::PgQuery<'q>) -> ledger::PgQuery<'q> {
         let q = q
             .bind(&self.ids)
@@ -463,6 +517,11 @@ impl<'a> Columns<'a> {
             .bind(&self.h_game)
             .bind(&self.h_result)
             .bind(&self.h_dealt_from)
+            .bind(&self.g_match)
+            .bind(&self.g_user)
+            .bind(&self.g_wallet)
+            .bind(&self.g_points)
+            .bind(&self.g_game)
     }
 }
 
