@@ -585,7 +585,9 @@ async function loadReplay(id) {
     return h("details", { open: true, class: "replay-hand" },
       h("summary", {}, `第${hd.hand_no}手 Hand ${hd.hand_no}`),
       h("p", { class: "seed" }, "种子 seed ", h("code", {}, hd.seed || "—"), " ", check),
-      hd.steps?.length ? stepper(hd.steps.map((st, i) => stepView(table, hd, st, i === hd.steps.length - 1))) : actionLog(hd),
+      hd.steps?.length
+        ? stepper(hd.steps.map((st, i) => stepView(table, hd, st, hd.steps_complete && i === hd.steps.length - 1)))
+        : actionLog(hd),
       h("details", {}, h("summary", {}, "发的牌 dealt deck"), renderValue(hd.deck)),
       h("details", {}, h("summary", {}, "结果数据 result data"), renderValue(hd.result ?? {})));
   });
@@ -598,7 +600,7 @@ async function loadReplay(id) {
 // A replay step (api.md § Replays: the game's state after it, every seat's own cards) as the
 // table draws a view: the match's seats around that state, each seat's cards in `state.hands`
 // (where `revealed` finds them) and the bottom seat's as its hand; the hand's result on the
-// last step.
+// last step (when the steps reach it). The names are the match's seats now.
 function stepView(table, hd, step, last) {
   const me = table.you?.seat ?? 0;
   const own = step.hands ?? [];

@@ -9,9 +9,10 @@
 //! start, the commit and its WAL flush) is shared by them: docs/performance.md § Group
 //! commit and stakes in the statement.
 //!
-//! Each table of a batch is written only if its row is still at its loaded version, so one
-//! table another process moved first leaves the others' saves whole; its move takes the
-//! transactional path, as a single fast move that missed does. A statement that fails (an
+//! Each table of a batch is written only if its row is still at its loaded version (and the
+//! purses its step assumed still hold), so one table another process moved first leaves the
+//! others' saves whole; its move takes the transactional path, as a single fast move that
+//! missed does. A statement that fails (an
 //! Idempotency-Key already used, a stake its wallet no longer covers, a deadlock with another
 //! process) wrote nothing for any of its moves: each is then tried alone, so one move's error
 //! never becomes another's.
@@ -126,12 +127,15 @@ impl Inner {
 
     /// The oldest waiting saves, at most `max_batch`, one per match (a process has one move
     /// of a match in flight at a time, so this is a safeguard: two saves of one row in a
-    /// statement would both write their events).
+    /// statement would both write their events), and none whose assumed purses another save
+    /// of the batch moves ([`Table::clashes_with`]).
     fn take(&self, waiting: &mut Vec<Waiting>) -> Vec<Waiting> {
         let mut batch: Vec<Waiting> = Vec::new();
         let mut rest = Vec::new();
         for w in waiting.drain(..) {
-            if batch.len() < self.max_batch && !batch.iter().any(|b| b.table.id() == w.table.id()) {
+            let apart =
+                |b: &Waiting| b.table.id() != w.table.id() && !b.table.clashes_with(&w.table);
+            if batch.len() < self.max_batch && batch.iter().all(apart) {
                 batch.push(w);
             } else {
                 rest.push(w);

@@ -12,12 +12,13 @@
 //! for the table a move stores.
 //!
 //! A move whose table is cached at the version it was sent at is first worked out on a copy of
-//! it by the table's one step (`Table::plan_move`); when the step needs nothing read, one
-//! statement (the table's writer, shared with the other moves ready at the same time:
-//! `commit`) commits it over the cached version, without `BEGIN`, lock or `COMMIT`, whatever
-//! it did — a play, a stake, a hand's end and the next deal. Everything else (a move whose step
-//! reads wallets or 积分, a refusal, a tournament table), and a move whose statement found the
-//! row moved on, takes the transactional path: the same step and the same writer in a
+//! it by the table's one step (`Table::plan_move`; a step that needs the wallets and 积分 runs
+//! with those the process knows), and one statement (the table's writer, shared with the other
+//! moves ready at the same time: `commit`) commits it over the cached version, checking the
+//! purses it assumed, without `BEGIN`, lock or `COMMIT`, whatever it did — a play, a stake, a
+//! hand's end and the next deal. Everything else (a refusal, a tournament table, purses the
+//! process does not know), and a move whose statement found the row moved on or an assumed
+//! purse changed, takes the transactional path: the same step and the same writer in a
 //! transaction (docs/architecture.md § One step, one writer).
 
 use std::sync::Arc;
@@ -205,8 +206,8 @@ impl Runtime {
     /// The fast path: the move worked out on the cached table at `req.version`, committed by
     /// one statement that writes only over that version. Not taken for a table not cached at
     /// that version, when `plan_move` declines, or when the statement finds the row moved on
-    /// (another process moved first: the cached copy is dropped) or the Idempotency-Key
-    /// already used; the transactional path then answers as it always has (a 409 with the
+    /// (another process moved first) or a purse the step assumed changed (the cached copy is
+    /// dropped either way), or the Idempotency-Key already used; the transactional path then answers as it always has (a 409 with the
     /// view, the stored answer, a refusal).
     async fn act_fast(
         &self,

@@ -325,15 +325,16 @@ async fn play_until_hand(app: &TestApp, id: &str, players: &[Player], hand: i64)
 }
 
 /// Coins granted to a player during hand 1, 积分 of the same game added to another player's
-/// during hand 2 (as another table's hand end would): the next 扯旋 deal is made from the
-/// wallets and 积分 the ledger holds then, read and locked by the hand-ending move's
-/// transaction, on either process. (Hand 2's end assumes the 积分 the process knows; its
-/// statement finds them changed and writes nothing, and the move takes the transaction.)
+/// during hand 2 (as another table's hand end would), coins granted again during hand 3: the
+/// next 扯旋 deal is made from the wallets and 积分 the ledger holds then, read and locked by
+/// the hand-ending move's transaction, on either process. (The ends of hands 2 and 3 assume
+/// the purses the process knows; each statement finds one changed, 积分 then a wallet, and
+/// writes nothing, and the move takes the transaction.)
 #[tokio::test]
 async fn a_deal_is_made_from_wallets_and_scores_that_moved_elsewhere_mid_hand() {
     let (fast, slow) = fast_and_slow().await;
-    let (fast_id, fast_players) = staking_table(&fast, 3, "moved").await;
-    let (slow_id, slow_players) = staking_table(&slow, 3, "moved").await;
+    let (fast_id, fast_players) = staking_table(&fast, 4, "moved").await;
+    let (slow_id, slow_players) = staking_table(&slow, 4, "moved").await;
     let both: [(&TestApp, &str, &[Player]); 2] = [
         (&fast, &fast_id, &fast_players),
         (&slow, &slow_id, &slow_players),
@@ -362,14 +363,41 @@ async fn a_deal_is_made_from_wallets_and_scores_that_moved_elsewhere_mid_hand() 
         .execute(&app.pool)
         .await
         .unwrap();
+        moves += play_until_hand(app, id, players, 3).await;
+        let (s, b) = app
+            .post(
+                "/v1/admin/grants",
+                &app.admin_token,
+                json!({"user_id": players[1].id, "amount": 11, "note": "mid-hand"}),
+            )
+            .await;
+        assert_eq!(s, StatusCode::CREATED, "{b}");
         before.push(moves);
     }
     assert_eq!(before[0], before[1]);
     let (moves, a) = play_out_both_keyed(both[0], both[1], true).await;
     let hands = a["hands"].as_array().unwrap();
-    assert_eq!(hands.len(), 3, "{a}");
-    // Hand 2 was dealt from the wallet with the grant, hand 3 from the 积分 with the points
-    // added: what the player has now, less what the later hands moved.
+    assert_eq!(hands.len(), 4, "{a}");
+    // Hands 2 and 4 were dealt from the wallet with the grants, hand 3 from the 积分 with the
+    // points added: what the player has now, less what the later hands moved.
+    let wallet_before = |hand: i32| {
+        sqlx::query_scalar::<_, i64>(
+            "SELECT (a.balance - COALESCE(sum(e.amount), 0))::bigint
+               FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
+                    AND e.tx_id IN (SELECT id FROM ledger_tx
+                                     WHERE match_id = $2::uuid AND hand_no >= $3)
+              WHERE a.user_id = $1 GROUP BY a.balance",
+        )
+        .bind(fast_players[1].id)
+        .bind(&fast_id)
+        .bind(hand)
+        .fetch_one(&fast.pool)
+    };
+    assert_eq!(
+        hands[3]["wallets"][1],
+        json!(wallet_before(4).await.unwrap()),
+        "{a}"
+    );
     let (wallet, points): (i64, i64) = sqlx::query_as(
         "SELECT (SELECT (a.balance - COALESCE(sum(e.amount), 0))::bigint
                    FROM accounts a LEFT JOIN ledger_entries e ON e.account_id = a.id
@@ -387,13 +415,15 @@ async fn a_deal_is_made_from_wallets_and_scores_that_moved_elsewhere_mid_hand() 
     .fetch_one(&fast.pool)
     .await
     .unwrap();
-    assert_eq!(hands[1]["wallets"][1], json!(wallet), "{a}");
+    // (Hand 2's wallet: less the 11 granted during hand 3.)
+    assert_eq!(hands[1]["wallets"][1], json!(wallet - 11), "{a}");
     assert_eq!(hands[2]["scores"][2], json!(points), "{a}");
-    // Hands 1 and 2 ended in a transaction each, which dealt the next; the third finished the
+    // Hands 1 to 3 ended in a transaction each, which dealt the next (hand 1's because the
+    // process knew no purses yet, the others' because one had moved); the fourth finished the
     // match in one statement.
     let (fast_moves, _) = moves_counted(&fast.client, &fast.address, "fast").await;
     let (tx_moves, _) = moves_counted(&fast.client, &fast.address, "transaction").await;
-    assert_eq!(tx_moves, 2);
+    assert_eq!(tx_moves, 3);
     assert_eq!(fast_moves + tx_moves, (before[0] + moves) as u64);
     fast.assert_ledger_reconciles().await;
 }

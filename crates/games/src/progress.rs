@@ -36,6 +36,7 @@ impl<H, S, W: Copy> Progress<H, S, W> {
         }
     }
 
+    /// The hand in play, to change.
     pub fn hand_mut(&mut self) -> Option<&mut H> {
         match self {
             Progress::InHand { hand, .. } => Some(hand),
@@ -71,13 +72,13 @@ impl<H, S, W: Copy> Progress<H, S, W> {
     /// For the deal of the next hand: the last hand's summary (none before the first), taken
     /// out and the table left `Waiting` for the game to put the new hand in. `None`, the table
     /// unchanged, while a hand is in play or once the match is over: the service deals only
-    /// between hands ([`Stage::NeedsDeal`]), so that is a caller's bug, caught in debug builds.
+    /// between hands ([`Stage::NeedsDeal`]); a replay of a stored state that is neither deals
+    /// nothing.
     pub fn take_for_deal(&mut self) -> Option<Option<S>> {
         match std::mem::replace(self, Progress::Waiting) {
             Progress::Waiting => Some(None),
             Progress::Between { last } => Some(Some(last)),
             other @ (Progress::InHand { .. } | Progress::Finished { .. }) => {
-                debug_assert!(false, "a hand dealt at {:?}", other.stage());
                 *self = other;
                 None
             }

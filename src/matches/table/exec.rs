@@ -58,10 +58,11 @@ impl Table {
     }
 
     /// A client's move for the one-statement path: the step on a copy of this committed table,
-    /// when it is neither refused nor needs anything read. `None` otherwise: the transaction
-    /// then answers as it always has (a refusal, a 409, a move that reads wallets). A
-    /// tournament table's move first checks in the database that the player is still in the
-    /// tournament, so it always takes the transaction.
+    /// when it is not refused; a step that needs the wallets and 积分 runs with those this
+    /// process knows, which the statement checks (`assumed`). `None` otherwise (a refusal, or
+    /// purses the process does not know): the transaction then answers as it always has, or
+    /// reads them. A tournament table's move first checks in the database that the player is
+    /// still in the tournament, so it always takes the transaction.
     pub fn plan_move(&self, user: Uuid, action: &Value) -> Option<Table> {
         if self.tournament_id.is_some() {
             return None;
@@ -153,6 +154,23 @@ impl Table {
         self.pending = Pending::default();
         self.reads = None;
         self.assumed = None;
+    }
+
+    /// Whether this table and `other` must not share a statement: one of them assumed a purse
+    /// whose coins or 积分 the other's pending changes move, which the statement's guard,
+    /// checking each table against the purses as they were before the statement, would miss.
+    pub fn clashes_with(&self, other: &Table) -> bool {
+        let moves = |t: &Table, user: Uuid| {
+            t.pending
+                .money
+                .iter()
+                .any(|m| m.amount_for(Party::User(user)) != 0)
+                || t.pending.ends.iter().any(|e| e.users.contains(&Some(user)))
+        };
+        let assumes = |a: &Table, b: &Table| {
+            (a.assumed.as_ref()).is_some_and(|r| r.wallets.keys().any(|&u| moves(b, u)))
+        };
+        assumes(self, other) || assumes(other, self)
     }
 
     /// Logs what a save wrote (in the request's span, so with its request id): every move

@@ -29,15 +29,26 @@ const ROWS: &str = "
              AS v(id, loaded, state, version, last_seq, action_no, status, deadline_at,
                   commitment, last_result, to_act, hand_no, to_act_hidden))";
 
-/// The wallets and 积分 that tables' steps assumed ([`Table::plan_move`]): `gk` locks the
-/// wallets (in account id order, as every movement locks them) and reads them as they are now,
-/// `gd` names each table for which one of them, or a 积分, is not what its step assumed.
-/// Sent before [`WRITE`], whose `m` then leaves those tables' rows alone (and so everything
-/// else of theirs).
+/// The wallets and 积分 that tables' steps assumed ([`Table::plan_move`]), checked with the
+/// wallets locked. Locks are taken in the order every writer takes them, so that no two
+/// statements or transactions wait for each other in a cycle: `mk` the batch's match rows (in
+/// id order; the transaction path holds its row before it reads the purses), then `gk` every
+/// account the statement can touch — the assumed wallets and every movement's accounts — in
+/// one pass in id order (`lk` later takes them again, already held), reading them as they are
+/// now. `gd` names each table for which a wallet or a 积分 is not what its step assumed. Sent
+/// before [`WRITE`], whose `m` then leaves those tables' rows alone (and so everything else of
+/// theirs).
 const GUARD: &str = "
+    mk AS MATERIALIZED (
+        SELECT mm.id FROM matches mm WHERE mm.id = ANY($1::uuid[])
+         ORDER BY mm.id FOR UPDATE),
     gk AS MATERIALIZED (
         SELECT acc.user_id, acc.balance FROM accounts acc
-         WHERE acc.user_id = ANY($70::uuid[])
+         WHERE (SELECT count(*) FROM mk) >= 0
+           AND (acc.user_id = ANY($70::uuid[])
+                OR acc.user_id = ANY($47::uuid[]) OR acc.match_id = ANY($47::uuid[])
+                OR acc.tournament_id = ANY($47::uuid[])
+                OR (acc.kind = 'house' AND 'house' = ANY($46::text[])))
          ORDER BY acc.id FOR UPDATE),
     gd AS MATERIALIZED (
         SELECT DISTINCT a.match_id
