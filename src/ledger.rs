@@ -152,7 +152,7 @@ async fn lock_accounts(
         "SELECT id, user_id, match_id, tournament_id, balance FROM accounts
           WHERE ($1 AND kind = 'house') OR user_id = ANY($2) OR match_id = ANY($3)
              OR tournament_id = ANY($4)
-          ORDER BY id FOR UPDATE",
+          ORDER BY kind = 'house', id FOR UPDATE",
     )
     .bind(house)
     .bind(&users)
@@ -304,8 +304,9 @@ pub type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, sqlx::postgres::Pg
 /// The common table expressions that write movements, after the statement's own `money_in`
 /// (a row per movement, in `ord` order) and `legs_in` (a row per leg) ([`MoneyColumns`]):
 /// each movement becomes a `ledger_tx` (ids in `ord` order) and each leg a ledger entry; the
-/// accounts are locked in id order (concurrent statements never wait for each other in a
-/// cycle) and each balance moves once, by the sum of its legs in the statement; each entry's
+/// accounts are locked in id order, the house's last (concurrent statements never wait for
+/// each other in a cycle: a transaction that read players' wallets locked holds them before
+/// it moves the house's coins) and each balance moves once, by the sum of its legs in the statement; each entry's
 /// `balance_after` is the balance after it, in transaction order. `bal` holds each moved
 /// account's `id` and `balance` after the statement, `len` each entry's `id`, `tx_id` and
 /// `account_id`. The CHECK on `accounts` refuses a balance below zero (→ insufficient_coins),
@@ -332,7 +333,7 @@ pub const MONEY_CTES: &str = "
     lk AS MATERIALIZED (
         SELECT acc.id FROM accounts acc
          WHERE acc.id IN (SELECT account_id FROM lg)
-         ORDER BY acc.id FOR UPDATE),
+         ORDER BY acc.kind = 'house', acc.id FOR UPDATE),
     bal AS (
         UPDATE accounts acc
            SET balance = CASE WHEN acc.kind <> 'house' AND acc.balance + d.low < 0

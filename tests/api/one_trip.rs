@@ -261,7 +261,7 @@ async fn fast_and_transactional_moves_write_the_same_rows_through_hand_ends() {
 /// knows since (that read, moved on by every save), which their one statement checks — and
 /// every move writes what the other process writes.
 #[tokio::test]
-async fn a_hand_end_and_the_deal_after_it_are_one_statement_unless_the_deal_reads_wallets() {
+async fn a_hand_end_and_the_deal_after_it_are_one_statement_once_the_purses_are_known() {
     let (fast, slow) = fast_and_slow().await;
     let (fast_id, fast_players) = seeded_table(&fast, 4, "ends").await;
     let (slow_id, slow_players) = seeded_table(&slow, 4, "ends").await;

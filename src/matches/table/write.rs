@@ -34,14 +34,16 @@ const ROWS: &str = "
 /// statements or transactions wait for each other in a cycle: `mk` the batch's match rows (in
 /// id order; the transaction path holds its row before it reads the purses), then `gk` every
 /// account the statement can touch — the assumed wallets and every movement's accounts — in
-/// one pass in id order (`lk` later takes them again, already held), reading them as they are
-/// now. `gd` names each table for which a wallet or a 积分 is not what its step assumed. Sent
+/// one pass in id order, the house's last, as `lk` later takes them again (already held),
+/// reading them as they are now. `gd` names each table for which a wallet, or a 积分 as the
+/// statement's snapshot has it (积分 are not locked: a deal records those it used), is not
+/// what its step assumed. Sent
 /// before [`WRITE`], whose `m` then leaves those tables' rows alone (and so everything else of
 /// theirs).
 const GUARD: &str = "
     mk AS MATERIALIZED (
         SELECT mm.id FROM matches mm WHERE mm.id = ANY($1::uuid[])
-         ORDER BY mm.id FOR UPDATE),
+         ORDER BY mm.id FOR NO KEY UPDATE),
     gk AS MATERIALIZED (
         SELECT acc.user_id, acc.balance FROM accounts acc
          WHERE (SELECT count(*) FROM mk) >= 0
@@ -49,7 +51,7 @@ const GUARD: &str = "
                 OR acc.user_id = ANY($47::uuid[]) OR acc.match_id = ANY($47::uuid[])
                 OR acc.tournament_id = ANY($47::uuid[])
                 OR (acc.kind = 'house' AND 'house' = ANY($46::text[])))
-         ORDER BY acc.id FOR UPDATE),
+         ORDER BY acc.kind = 'house', acc.id FOR UPDATE),
     gd AS MATERIALIZED (
         SELECT DISTINCT a.match_id
           FROM unnest($69::uuid[], $70::uuid[], $71::bigint[], $72::bigint[], $73::text[])
@@ -119,8 +121,9 @@ const MONEY: &str = "
          WHERE l.ord IN (SELECT ord FROM money_in)),";
 
 /// Hands ended (`he`: their rows' results, each row ended once) and their 积分 (`pts` a row per
-/// seat and hand, in order; `up` each player's 积分 after the statement; `se` the entries, each
-/// with the 积分 after it), and hands dealt (`nh`: each row with every player's wallet and 积分
+/// seat and hand, in order, read once the accounts are locked (`lk`), so that 积分 rows are
+/// always locked after accounts; `up` each player's 积分 after the statement, upserted in
+/// (user, game) order; `se` the entries, each with the 积分 after it), and hands dealt (`nh`: each row with every player's wallet and 积分
 /// at the deal — those the deal was made from where it read them (`dealt_from`), else as the
 /// statement leaves them (`bal`, `up`), or as they were, less what the statement moves after
 /// the deal — and, for a hand that ended at its deal, its result).
@@ -134,10 +137,11 @@ const HANDS: &str = "
     pts AS MATERIALIZED (
         SELECT x.* FROM unnest($52::uuid[], $53::int[], $54::uuid[], $55::bigint[], $56::text[])
                WITH ORDINALITY AS x(match_id, hand_no, user_id, delta, game, ord)
-         WHERE x.match_id IN (SELECT id FROM m)),
+         WHERE x.match_id IN (SELECT id FROM m) AND (SELECT count(*) FROM lk) >= 0),
     up AS (
         INSERT INTO scores (user_id, game, points)
         SELECT user_id, game, sum(delta)::bigint FROM pts GROUP BY user_id, game
+         ORDER BY user_id, game
         ON CONFLICT (user_id, game) DO UPDATE SET points = scores.points + EXCLUDED.points
      RETURNING user_id, game, points),
     se AS (
