@@ -1150,3 +1150,97 @@ async fn a_group_commit_skips_a_table_whose_row_moved_on_and_an_error_writes_not
     assert_eq!(s, StatusCode::OK, "{b}");
     app.assert_ledger_reconciles().await;
 }
+
+/// A 扯旋 table of three for `players` (seated in order), shuffled from a fixed seed.
+async fn staking_table_of(app: &TestApp, players: &[&Player]) -> String {
+    let (s, v) = app
+        .post(
+            "/v1/matches",
+            &app.admin_token,
+            json!({"game": "chexuan", "seats": 3, "join": false, "seed": "5a".repeat(32),
+                   "options": {"hands": 4, "turn_timeout_secs": 300}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    app.join_seats(&id, players).await;
+    id
+}
+
+/// Two tables' saves never share a statement when one of them assumed a purse the other
+/// moves: the statement's guard checks each table against the purses as they were before the
+/// statement, so it would not see the other's movement (`Table::clashes_with`, which the
+/// commit lanes obey). Table a is played through its `Table` here: its first hand end reads
+/// the purses in a transaction, its second assumes them; b's plan stakes from x's wallet.
+#[tokio::test]
+async fn a_table_that_assumed_a_purse_shares_no_statement_with_one_that_moves_it() {
+    let app = process_on(&fresh_database().await, true).await;
+    let mut a_players = Vec::new();
+    let mut others = Vec::new();
+    for name in ["clash_x", "clash_a1", "clash_a2"] {
+        a_players.push(app.player(name, 1000).await);
+    }
+    for name in ["clash_b1", "clash_b2", "clash_c0", "clash_c1", "clash_c2"] {
+        others.push(app.player(name, 1000).await);
+    }
+    let x = &a_players[0];
+    let a = staking_table_of(&app, &a_players.iter().collect::<Vec<_>>()).await;
+    let b = staking_table_of(&app, &[x, &others[0], &others[1]]).await;
+    let c = staking_table_of(&app, &[&others[2], &others[3], &others[4]]).await;
+    let mut conn = app.pool.acquire().await.unwrap();
+    let stake = json!({"type": "set_bobo", "amount": 300});
+    let read = |id: &str| id.parse::<uuid::Uuid>().unwrap();
+    let b_plan = plain(
+        Table::read(&mut conn, read(&b))
+            .await
+            .unwrap()
+            .plan_move(x.id, &stake),
+    );
+    let c_plan = plain(
+        Table::read(&mut conn, read(&c))
+            .await
+            .unwrap()
+            .plan_move(others[2].id, &stake),
+    );
+    assert!(!b_plan.clashes_with(&c_plan), "b and c share no player");
+
+    let mut t = Table::read(&mut conn, read(&a)).await.unwrap();
+    let mut in_transaction = 0;
+    for _ in 0..400 {
+        let (p, hint) = next_move(&app, &a, &a_players).await;
+        assert_eq!(t.version(), hint["version"].as_i64().unwrap());
+        match t.plan_move(p.id, &hint["action"]) {
+            Some(mut w) => {
+                if w.clashes_with(&b_plan) {
+                    // The hand end that assumed x's purse: not with b's stake of x, but with
+                    // c's, which touches none of a's players.
+                    assert_eq!(in_transaction, 1, "the first hand end read the purses");
+                    assert!(b_plan.clashes_with(&w));
+                    assert!(!w.clashes_with(&c_plan));
+                    return;
+                }
+                let hits = save_many(&mut conn, &[(&w, None)]).await.unwrap();
+                assert_eq!(hits, [true]);
+                w.saved(true);
+                t = w;
+            }
+            // The step needs purses this table does not know yet: a transaction reads them.
+            None => {
+                in_transaction += 1;
+                let seat = t.seat_of(p.id).unwrap();
+                let mut tx = sqlx::Acquire::begin(&mut *conn).await.unwrap();
+                let mut w = Table::lock_reusing(&mut tx, t.id(), |_| None)
+                    .await
+                    .unwrap();
+                let action = hint["action"].clone();
+                w.run(&mut tx, paiju::matches::table::Input::Act { seat, action })
+                    .await
+                    .unwrap();
+                w.save(&mut tx).await.unwrap();
+                tx.commit().await.unwrap();
+                t = w;
+            }
+        }
+    }
+    panic!("table a's second hand never ended");
+}
