@@ -6,11 +6,14 @@
 //! committed (or as read), and only ever replaced by newer versions.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::{Arc, Mutex};
 
+use tokio::sync::OnceCell;
 use uuid::Uuid;
 
 use super::table::Table;
+use crate::error::ApiError;
 
 /// Bound on cached matches; the map is simply emptied when it fills.
 const CAPACITY: usize = 20_000;
@@ -62,5 +65,34 @@ impl Tables {
             map.clear();
         }
         map.insert(table.id(), table);
+    }
+}
+
+/// Reads of a match from the database in flight, each shared by every caller that asks for
+/// the same match at the same time: the streams of a table's seats all wake for its new
+/// version, and the first one's read serves the others.
+#[derive(Default)]
+pub struct SharedReads {
+    map: Mutex<HashMap<Uuid, Arc<OnceCell<Arc<Table>>>>>,
+}
+
+impl SharedReads {
+    /// Match `id` as `read` reads it, joining a read of it already in flight.
+    pub async fn read<F, Fut>(&self, id: Uuid, read: F) -> Result<Arc<Table>, ApiError>
+    where
+        F: FnOnce() -> Fut,
+        Fut: Future<Output = Result<Arc<Table>, ApiError>>,
+    {
+        let cell = {
+            let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+            map.entry(id).or_default().clone()
+        };
+        let result = cell.get_or_try_init(read).await.cloned();
+        // Whoever finishes first lets the next caller read anew (a newer version, by then).
+        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
+        if map.get(&id).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
+            map.remove(&id);
+        }
+        result
     }
 }

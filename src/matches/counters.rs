@@ -3,7 +3,7 @@
 //! for them.
 
 use prometheus::core::Collector;
-use prometheus::{IntCounterVec, IntGauge, Opts};
+use prometheus::{IntCounter, IntCounterVec, IntGauge, Opts};
 
 /// How a move was committed: `Fast`, one statement over the cached table (no transaction
 /// around it), or `Transaction`, the locked load and everything after it.
@@ -31,6 +31,7 @@ pub struct MoveCounters {
     statements: IntCounterVec,
     by_game: IntCounterVec,
     long_polls: IntGauge,
+    stream_reads: IntCounter,
 }
 
 impl Default for MoveCounters {
@@ -56,6 +57,13 @@ impl Default for MoveCounters {
                 "Long-polls (GET /v1/matches/{id}?wait_version=) waiting now.",
             )
             .expect("a valid metric definition"),
+            stream_reads: IntCounter::new(
+                "paiju_stream_reads_total",
+                "Matches read from the database for the streams' match events: a new version \
+                 this process did not commit itself (another process's move), read once for \
+                 all its seats' streams here.",
+            )
+            .expect("a valid metric definition"),
         }
     }
 }
@@ -77,6 +85,7 @@ impl MoveCounters {
             Box::new(self.by_game.clone()),
             Box::new(self.long_polls.clone()),
             Box::new(self.statements.clone()),
+            Box::new(self.stream_reads.clone()),
         ]
     }
 
@@ -87,6 +96,11 @@ impl MoveCounters {
         self.statements
             .with_label_values(&[path.as_str()])
             .inc_by(statements);
+    }
+
+    /// A stream's read of a match from the database.
+    pub fn stream_read(&self) {
+        self.stream_reads.inc();
     }
 
     /// A long-poll starts waiting; it is counted until the guard drops.

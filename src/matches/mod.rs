@@ -209,7 +209,7 @@ pub async fn create(
     bot_settings: BotSettings,
     user: &AuthUser,
     req: CreateMatch,
-) -> ApiResult<View> {
+) -> ApiResult<Table> {
     let game = game_named(&req.game)?;
     let range = game.seats();
     let seats = match req.seats {
@@ -295,10 +295,11 @@ pub async fn create(
     t.save(&mut tx).await?;
     tx.commit().await?;
     tracing::info!(match_id = %id, game = game.name(), seats, "match created");
-    Ok(t.view(Some(user.id)))
+    Ok(t)
 }
 
-pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> ApiResult<View> {
+/// Seats `user` at match `id`; the committed table (the caller's view is `t.view`).
+pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> ApiResult<Table> {
     let buy_in = check_buy_in(req.buy_in)?;
     let mut tx = pool.begin().await?;
     let mut t = Table::lock(&mut tx, id).await?;
@@ -353,7 +354,7 @@ pub async fn join(pool: &PgPool, user: &AuthUser, id: Uuid, req: JoinMatch) -> A
     t.advance(&mut tx).await?;
     t.save(&mut tx).await?;
     tx.commit().await?;
-    Ok(t.view(Some(user.id)))
+    Ok(t)
 }
 
 pub async fn leave(pool: &PgPool, user: &AuthUser, id: Uuid) -> ApiResult<View> {

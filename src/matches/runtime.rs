@@ -30,7 +30,7 @@ use tokio::sync::Notify;
 use uuid::Uuid;
 
 use super::ActionRequest;
-use super::cache::Tables;
+use super::cache::{SharedReads, Tables};
 use super::commit::Committer;
 use super::counters::{MoveCounters, MovePath};
 use super::gate::Gates;
@@ -50,6 +50,8 @@ pub struct Runtime {
     pool: PgPool,
     hub: Hub,
     tables: Tables,
+    /// Reads of a match for the streams, one at a time per match (`table_at_least`).
+    shared_reads: SharedReads,
     gates: Gates,
     conns: Arc<MoveConns>,
     committer: Committer,
@@ -95,6 +97,7 @@ impl Runtime {
             pool,
             hub,
             tables: Tables::default(),
+            shared_reads: SharedReads::default(),
             gates: Gates::default(),
             stored: Notify::new(),
             counters,
@@ -192,6 +195,15 @@ impl Runtime {
             }
             Acted::Replayed(view) => Ok(view),
         }
+    }
+
+    /// A table committed outside a move (a seat taken, a table made): kept like a move's, so
+    /// that its streams here need no read and its first move may take the fast path; returns
+    /// `user`'s view of it.
+    pub fn committed(&self, t: Table, user: &AuthUser) -> View {
+        let view = t.view(Some(user.id));
+        self.publish(t);
+        view
     }
 
     /// Stores a committed table and tells this process's long-polls and streams of its version.
@@ -341,6 +353,30 @@ impl Runtime {
             None => self.read(id).await?,
         };
         Ok(t.view(Some(user.id)))
+    }
+
+    /// Match `id` at version `known` or newer (the version this process was told of; with
+    /// [`notify::UNKNOWN`], as committed now): the table this process holds when it is that
+    /// new, else read from the database once for every stream that asks meanwhile (and cached).
+    /// What a stream makes a `match` event of, its news and its view, so that a move costs the
+    /// streams of the process that made it no read, and another process one.
+    pub async fn table_at_least(&self, id: Uuid, known: i64) -> ApiResult<Arc<Table>> {
+        let read = || {
+            self.counters.stream_read();
+            self.read(id)
+        };
+        if known == notify::UNKNOWN {
+            return read().await;
+        }
+        if let Some(t) = self.stored_at_least(id, known).await {
+            return Ok(t);
+        }
+        let t = self.shared_reads.read(id, read).await?;
+        if t.version() >= known {
+            return Ok(t);
+        }
+        // The shared read began before version `known` was committed.
+        read().await
     }
 
     /// The match as committed now, read from the database (and cached).

@@ -8,8 +8,10 @@
 //!   finished), with the player's view of it (`view`, as `GET /v1/matches/{id}` answers them,
 //!   at that version or newer), so no request follows the event. Fed by the `paiju_match`
 //!   notifications every process hears, so moves made through any server process reach every
-//!   stream; the view comes from the runtime's table cache (read from the database only when
-//!   this process has not cached that version).
+//!   stream. The news and the view come from the table at that version: the one this process
+//!   committed (no read at all), or else read from the database once for all the match's
+//!   streams in this process (`Runtime::table_at_least`, counted by
+//!   `paiju_stream_reads_total`).
 //! - The player's notices (`notices`: seated, tournament table, eliminated, tournament
 //!   finished), durable rows whose ids are the stream's event ids: a client reconnecting with
 //!   `Last-Event-ID` gets every notice after it (kept for `notices::KEEP_DAYS`), and a `seated`
@@ -45,6 +47,7 @@ use uuid::Uuid;
 
 use super::notify::Hub;
 use super::runtime::Runtime;
+use super::table::Table;
 use super::view::View;
 use crate::auth::AuthUser;
 use crate::config::StreamSettings;
@@ -55,12 +58,10 @@ use crate::notices;
 pub struct Streams {
     pool: PgPool,
     hub: Hub,
-    /// Renders the `match` events' views from the cached tables.
+    /// The tables the `match` events are made of (`Runtime::table_at_least`).
     runtime: Arc<Runtime>,
     settings: StreamSettings,
     open: Mutex<HashMap<Uuid, Slots>>,
-    /// Each followed match's row as last read, shared by its seats' streams.
-    news: NewsCache,
     /// Set once the server shuts down: every stream ends.
     closing: watch::Sender<bool>,
 }
@@ -120,6 +121,23 @@ pub struct MatchNews {
 }
 
 impl MatchNews {
+    /// `user`'s news of table `t`, as its row says (`seat`: theirs, `None` once they left).
+    fn of(t: &Table, user: Uuid) -> MatchNews {
+        MatchNews {
+            match_id: t.id(),
+            version: t.version(),
+            status: t.status().as_str().to_string(),
+            hand_no: t.hand_no(),
+            to_act: t.to_act().into_iter().map(|s| s as i32).collect(),
+            to_act_hidden: t.to_act_hidden(),
+            your_turn: false,
+            deadline: t.deadline_at(),
+            seat: t.seat_of(user).map(|s| s as i32),
+            view: None,
+        }
+        .finish()
+    }
+
     fn finish(mut self) -> Self {
         if self.to_act_hidden {
             let seat = self.seat;
@@ -138,82 +156,6 @@ impl MatchNews {
 
 const NEWS_COLUMNS: &str = "m.id AS match_id, m.version, m.status, m.hand_no, m.to_act,
     m.to_act_hidden, false AS your_turn, m.deadline_at AS deadline";
-
-/// A match's row with every seated player: what each of its seats' streams makes its news from.
-#[derive(sqlx::FromRow)]
-struct TableNews {
-    #[sqlx(flatten)]
-    news: MatchNews,
-    users: Vec<Uuid>,
-    seats: Vec<i32>,
-}
-
-impl TableNews {
-    /// `user`'s news; `None` when they do not sit at the match (as this row was read).
-    fn news_for(&self, user: Uuid) -> Option<MatchNews> {
-        let i = self.users.iter().position(|&u| u == user)?;
-        let mut news = self.news.clone();
-        news.seat = Some(self.seats[i]);
-        Some(news.finish())
-    }
-}
-
-/// One read of a match's row per version and process, however many of its seats' streams
-/// wake for it: a move once cost a query per stream of the table (four for 打炸); now it costs
-/// one, and the other streams wait for it.
-#[derive(Default)]
-struct NewsCache(Mutex<HashMap<Uuid, Arc<SharedRead>>>);
-
-/// A read of a match's row made for a version of the hub's, or a newer one.
-struct SharedRead {
-    at_least: i64,
-    row: tokio::sync::OnceCell<Option<Arc<TableNews>>>,
-}
-
-/// Matches whose last read is kept before all are forgotten (each about 200 bytes).
-const NEWS_KEPT: usize = 50_000;
-
-impl NewsCache {
-    /// The row of match `id` at the hub's version `known` or later.
-    async fn read(&self, pool: &PgPool, id: Uuid, known: i64) -> ApiResult<Option<Arc<TableNews>>> {
-        let shared = {
-            let mut map = self.0.lock().unwrap_or_else(|e| e.into_inner());
-            match map.get(&id) {
-                Some(s) if known != super::notify::UNKNOWN && s.at_least >= known => s.clone(),
-                _ => {
-                    if map.len() >= NEWS_KEPT {
-                        map.clear();
-                    }
-                    let s = Arc::new(SharedRead {
-                        at_least: known,
-                        row: tokio::sync::OnceCell::new(),
-                    });
-                    map.insert(id, s.clone());
-                    s
-                }
-            }
-        };
-        let row = shared
-            .row
-            .get_or_try_init(|| async {
-                let mut conn = pool.acquire().await?;
-                let row: Option<TableNews> = sqlx::query_as(sqlx::AssertSqlSafe(format!(
-                    "SELECT {NEWS_COLUMNS}, NULL::int4 AS seat,
-                            ARRAY(SELECT s.user_id FROM match_seats s WHERE s.match_id = m.id
-                                   ORDER BY s.seat) AS users,
-                            ARRAY(SELECT s.seat FROM match_seats s WHERE s.match_id = m.id
-                                   ORDER BY s.seat) AS seats
-                       FROM matches m WHERE m.id = $1"
-                )))
-                .bind(id)
-                .fetch_optional(&mut *conn)
-                .await?;
-                Ok::<_, ApiError>(row.map(Arc::new))
-            })
-            .await?;
-        Ok(row.clone())
-    }
-}
 
 struct Followed {
     rx: watch::Receiver<i64>,
@@ -254,7 +196,6 @@ impl Streams {
             runtime,
             settings,
             open: Mutex::new(HashMap::new()),
-            news: NewsCache::default(),
             closing: watch::channel(false).0,
         }
     }
@@ -544,34 +485,29 @@ impl Live {
         }
     }
 
-    /// A followed match may have a new version: tell it, from the row as committed now (read
-    /// once for all its seats' streams in this process), with the player's view at that
-    /// version or newer (from the runtime's cache when it holds it).
+    /// A followed match may have a new version: tell it, with the player's view, both from
+    /// the table at that version or newer (the one this process holds, or else read once for
+    /// all its seats' streams in this process).
     async fn match_changed(&mut self, id: Uuid) -> ApiResult<()> {
         let known = self
             .matches
             .get(&id)
             .map_or(super::notify::UNKNOWN, |f| *f.rx.borrow());
-        let streams = self.streams.clone();
-        let row = streams.news.read(&streams.pool, id, known).await?;
-        let news = match row {
-            Some(row) => match row.news_for(self.user.id) {
-                Some(news) => Some(news),
-                // Seated after that read (or gone): the row as it is now, for this player.
-                None => {
-                    let row = streams
-                        .news
-                        .read(&streams.pool, id, super::notify::UNKNOWN)
-                        .await?;
-                    row.map(|r| r.news_for(self.user.id).unwrap_or_else(|| r.news.clone()))
-                }
-            },
-            None => None,
+        let runtime = self.streams.runtime.clone();
+        let mut table = runtime.table_at_least(id, known).await;
+        if matches!(&table, Ok(t) if t.seat_of(self.user.id).is_none()) {
+            // Seated after that version (or gone): the match as it is now.
+            table = runtime.table_at_least(id, super::notify::UNKNOWN).await;
+        }
+        let t = match table {
+            Ok(t) => t,
+            Err(ApiError::NotFound(_)) => {
+                self.matches.remove(&id);
+                return Ok(());
+            }
+            Err(e) => return Err(e),
         };
-        let Some(news) = news.map(MatchNews::finish) else {
-            self.matches.remove(&id);
-            return Ok(());
-        };
+        let news = MatchNews::of(&t, self.user.id);
 
         let Some(f) = self.matches.get_mut(&id) else {
             return Ok(());
@@ -580,9 +516,7 @@ impl Live {
         if news.version > f.sent {
             f.sent = news.version;
             let mut news = news;
-            // Any version from the news' on answers: a long-poll's read, without the wait.
-            let at_least = Some((news.version - 1, Duration::ZERO));
-            news.view = Some(self.streams.runtime.get(&self.user, id, at_least).await?);
+            news.view = Some(t.view(Some(self.user.id)));
             let data = json!(news);
             self.push("match", &data);
         }

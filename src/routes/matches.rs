@@ -62,11 +62,13 @@ fn none_match(header: &str, etag: &str) -> bool {
 #[post("/v1/matches")]
 pub async fn create(
     pool: web::Data<PgPool>,
+    runtime: web::Data<Runtime>,
     bots: web::Data<BotSettings>,
     user: AuthUser,
     body: web::Json<CreateMatch>,
 ) -> ApiResult<HttpResponse> {
-    let view = matches::create(&pool, **bots, &user, body.into_inner()).await?;
+    let t = matches::create(&pool, **bots, &user, body.into_inner()).await?;
+    let view = runtime.committed(t, &user);
     let mut created = HttpResponse::Created();
     created.insert_header((header::LOCATION, format!("/v1/matches/{}", view.id())));
     Ok(view_with(created, view))
@@ -146,6 +148,7 @@ pub async fn hint(
 #[post("/v1/matches/{id}/join")]
 pub async fn join(
     pool: web::Data<PgPool>,
+    runtime: web::Data<Runtime>,
     user: AuthUser,
     path: web::Path<Uuid>,
     body: Option<web::Json<JoinMatch>>,
@@ -169,9 +172,8 @@ pub async fn join(
             buy_in: None,
         },
     };
-    Ok(view_response(
-        matches::join(&pool, &user, path.into_inner(), req).await?,
-    ))
+    let t = matches::join(&pool, &user, path.into_inner(), req).await?;
+    Ok(view_response(runtime.committed(t, &user)))
 }
 
 /// Whether the request came with a body (a length above zero, or chunked).

@@ -3,7 +3,7 @@
 use reqwest::StatusCode;
 use serde_json::{Value, json};
 
-use crate::helpers::spawn_app;
+use crate::helpers::{Player, TestApp, fresh_database, metrics_text, spawn_app, spawn_app_with};
 use crate::players::Sse;
 
 /// A 打炸 seat's hand and what it sees of the others' hands.
@@ -103,4 +103,80 @@ async fn a_match_event_carries_the_view_the_player_would_get() {
         assert_eq!(s, StatusCode::OK, "{b}");
     }
     assert!(compared >= 2, "views compared: {compared}");
+}
+
+/// One move through `app` by whoever is to act at match `id`, heard of by every stream before
+/// this returns.
+async fn play(app: &TestApp, id: &str, players: &[Player], streams: &mut [Sse]) {
+    let view = app.view(id, &players[0]).await;
+    let seat = view["to_act"][0].as_u64().expect("a seat to act") as usize;
+    let p = &players[seat];
+    let (_, hint) = app.get(&format!("/v1/matches/{id}/hint"), &p.token).await;
+    let version = hint["version"].as_i64().unwrap();
+    let (s, body) = app.act_at(id, p, version, hint["action"].clone()).await;
+    assert_eq!(s, StatusCode::OK, "{body}");
+    for s in streams.iter_mut() {
+        s.until(10, |f| {
+            f.event == "match" && f.data["version"].as_i64() > Some(version)
+        })
+        .await;
+    }
+}
+
+/// `paiju_stream_reads_total` of the server at `base`.
+async fn stream_reads(app: &TestApp) -> u64 {
+    let text = metrics_text(&app.client, &app.address).await;
+    text.lines()
+        .find_map(|l| l.strip_prefix("paiju_stream_reads_total "))
+        .map_or(0, |n| n.trim().parse().unwrap())
+}
+
+/// A move reaches the streams of the process that committed it from the table it committed,
+/// without a read; another process's streams read the match once per version for all of its
+/// seats' streams there (docs/performance.md § Connected players).
+#[tokio::test]
+async fn a_move_costs_its_own_process_streams_no_read_and_another_process_one() {
+    let url = fresh_database().await;
+    let on = |url: String| spawn_app_with(move |c| c.database_url = Some(url));
+    let a = on(url.clone()).await;
+    let b = on(url).await;
+    let (s, v) = a
+        .post(
+            "/v1/matches",
+            &a.admin_token,
+            json!({"game": "dazha", "seats": 4, "join": false,
+                   "options": {"turn_timeout_secs": 600}}),
+        )
+        .await;
+    assert_eq!(s, StatusCode::CREATED, "{v}");
+    let id = v["id"].as_str().unwrap().to_string();
+    let players = a.seat_players(&id, "fan", 4).await;
+    // Two seats follow the match through process a, two through process b.
+    let mut streams = Vec::new();
+    for (i, p) in players.iter().enumerate() {
+        let app = if i < 2 { &a } else { &b };
+        let path = format!("/v1/me/stream?access_token={}", p.token);
+        let mut s = Sse::open(app, &path, None, None).await;
+        s.until(5, |f| f.event == "hello").await;
+        streams.push(s);
+    }
+    // The first move also settles the streams' first looks at the match.
+    play(&a, &id, &players, &mut streams).await;
+    let (before_a, before_b) = (stream_reads(&a).await, stream_reads(&b).await);
+    const MOVES: u64 = 6;
+    for _ in 0..MOVES {
+        play(&a, &id, &players, &mut streams).await;
+    }
+    let (read_a, read_b) = (
+        stream_reads(&a).await - before_a,
+        stream_reads(&b).await - before_b,
+    );
+    assert_eq!(
+        read_a, 0,
+        "process a committed every version its streams told"
+    );
+    assert!(
+        (1..=MOVES).contains(&read_b),
+        "process b read {read_b} times for {MOVES} versions and two streams"
+    );
 }

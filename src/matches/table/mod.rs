@@ -281,8 +281,19 @@ impl Table {
         }
     }
 
-    fn hand_no(&self) -> i32 {
+    /// The hand in play or last played (0 before the first deal).
+    pub fn hand_no(&self) -> i32 {
         self.state.hand_no() as i32
+    }
+
+    /// Whether who is asked to act is a secret now ([`Table::to_act_for`]).
+    pub fn to_act_hidden(&self) -> bool {
+        self.state.to_act_hidden()
+    }
+
+    /// When the seats asked to act are played for if they have not acted.
+    pub fn deadline_at(&self) -> Option<DateTime<Utc>> {
+        self.deadline_at
     }
 
     pub fn id(&self) -> Uuid {
