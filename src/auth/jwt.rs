@@ -117,8 +117,12 @@ impl Checked {
     }
 }
 
-/// Tokens remembered as verified before the memory is emptied.
-const VERIFIED_CAPACITY: usize = 10_000;
+/// Tokens remembered as verified (about half a kilobyte each). Every connected player's token
+/// must fit, or each of their requests checks its account again: at 10,000 players the earlier
+/// bound of 10,000 emptied the memory over and over, and every move and seating queued a
+/// lookup on the pool (docs/performance.md § Connected players). When full, the expired are
+/// dropped first; the memory is emptied only when none has.
+const VERIFIED_CAPACITY: usize = 200_000;
 
 /// HS256 only: the algorithm is pinned, so `alg: none` and algorithm-confusion tokens fail.
 pub struct Jwt {
@@ -213,9 +217,18 @@ impl Jwt {
 
     /// Remembers a token whose account was found, so later requests need not look it up.
     pub fn remember(&self, token: &str, claims: &Claims) {
+        self.remember_within(token, claims, VERIFIED_CAPACITY);
+    }
+
+    fn remember_within(&self, token: &str, claims: &Claims, capacity: usize) {
         if let Ok(mut verified) = self.verified.lock() {
-            if verified.len() >= VERIFIED_CAPACITY {
-                verified.clear();
+            if verified.len() >= capacity {
+                let now = chrono::Utc::now().timestamp();
+                let leeway = self.validation.leeway as i64;
+                verified.retain(|_, c| c.exp + leeway > now);
+                if verified.len() >= capacity {
+                    verified.clear();
+                }
             }
             verified.insert(token.to_string(), claims.clone());
         }
@@ -257,6 +270,48 @@ mod tests {
             (c.sub, c.role, c.name.as_str()),
             (id, Role::Organiser, "ann")
         );
+    }
+
+    /// Whether `token` is one this process remembers as verified.
+    fn known(jwt: &Jwt, token: &str) -> bool {
+        matches!(jwt.verify(token), Ok(Checked::Known(_)))
+    }
+
+    /// The token of a new account, verified and remembered as its first request would.
+    fn remembered(jwt: &Jwt, capacity: usize) -> String {
+        let t = jwt.issue(Uuid::new_v4(), "p", Role::Player, 0).unwrap();
+        let c = jwt.verify(&t).unwrap().claims().clone();
+        jwt.remember_within(&t, &c, capacity);
+        t
+    }
+
+    #[test]
+    fn ten_thousand_players_tokens_stay_remembered() {
+        let jwt = jwt();
+        let tokens: Vec<String> = (0..10_001)
+            .map(|_| remembered(&jwt, VERIFIED_CAPACITY))
+            .collect();
+        assert!(
+            tokens.iter().all(|t| known(&jwt, t)),
+            "every player's next request needs no lookup of their account"
+        );
+    }
+
+    #[test]
+    fn a_full_memory_drops_expired_tokens_first() {
+        let jwt = jwt();
+        // An expired token's claims, remembered before it expired.
+        let old = jwt.issue(Uuid::new_v4(), "old", Role::Player, 0).unwrap();
+        let mut c = jwt.verify(&old).unwrap().claims().clone();
+        c.exp = chrono::Utc::now().timestamp() - 60;
+        jwt.remember_within(&old, &c, 3);
+        let live = remembered(&jwt, 3);
+        let also = remembered(&jwt, 3);
+        // Full: the expired one goes, the live ones stay.
+        let newest = remembered(&jwt, 3);
+        assert!([&live, &also, &newest].iter().all(|t| known(&jwt, t)));
+        assert_eq!(jwt.verified.lock().unwrap().len(), 3);
+        assert!(!jwt.verified.lock().unwrap().contains_key(&old));
     }
 
     #[test]
