@@ -138,6 +138,13 @@ done
 pg0=$(pg_ticks)
 wait "$load_pid" || die "paiju-load failed: $(tail -5 "$OUT/progress.txt")"
 pg1=$(pg_ticks)
+# The servers' own counts: every refused request by route and status, the streams' reads.
+for url in "${URLS[@]}"; do
+    [ "$url" = --url ] && continue
+    curl -sf --max-time 10 "$url/metrics" >"$OUT/metrics-${url##*:}.txt" || true
+done
+grep -hE '^paiju_http_requests_total\{.*status="[45][0-9][0-9]"\}|^paiju_stream_reads_total|^paiju_moves_total' \
+    "$OUT"/metrics-*.txt >&2 || true
 grep -E '^paiju-load:' "$OUT/progress.txt" >&2 || true
 head -n -1 "$OUT/report.txt"
 moves=$(tail -1 "$OUT/report.txt" | sed -n 's/.*"moves":\([0-9]*\).*/\1/p')

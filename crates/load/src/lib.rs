@@ -637,8 +637,18 @@ pub async fn run_phone(args: Args, layout: Layout) -> Result<PhoneReport, String
     }));
     let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
     let mut previous = 0;
+    // When every player sat (to the second), and the errors until then.
+    let mut seated = None;
     while Instant::now() < deadline {
         tick.tick().await;
+        if seated.is_none() && phones.seated.load(Ordering::Relaxed) >= players as u64 {
+            let at = Instant::now();
+            seated = Some((at, live.errors.load(Ordering::Relaxed)));
+            eprintln!(
+                "paiju-load: every player seated after {:.1} s",
+                at.duration_since(start).as_secs_f64()
+            );
+        }
         let moves = live.moves.load(Ordering::Relaxed);
         eprintln!(
             "[{:5.1}s] moves {moves:7} (last 1 s {:6}) · streams {} · events {} · 409s {} · errors {}",
@@ -666,7 +676,17 @@ pub async fn run_phone(args: Args, layout: Layout) -> Result<PhoneReport, String
             .entry("stream_not_connected".into())
             .or_default() += players as u64 - report.connected;
     }
-    Ok(phone::report(report, &tracks, end, total))
+    if let Some((at, errors)) = seated {
+        report.seated_secs = Some(at.duration_since(start).as_secs_f64());
+        report.errors_seated = live.errors.load(Ordering::Relaxed) - errors;
+    }
+    Ok(phone::report(
+        report,
+        &tracks,
+        end,
+        seated.map(|s| s.0),
+        total,
+    ))
 }
 
 #[cfg(test)]

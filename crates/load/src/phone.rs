@@ -130,8 +130,8 @@ pub struct Track {
     /// Per seat: the match and the newest version its stream showed.
     seen: Vec<Option<(String, i64)>>,
     pending: Vec<Pending>,
-    /// Delays in microseconds.
-    delays: Vec<u64>,
+    /// Delays in microseconds, each with when its move had the 200.
+    delays: Vec<(Instant, u64)>,
     /// Seats whose stream showed a move's version before its mover had the 200.
     early: u64,
 }
@@ -154,7 +154,7 @@ impl Track {
             match seen {
                 Some((m, v)) if m == match_id && *v >= version => {
                     self.early += 1;
-                    self.delays.push(0);
+                    self.delays.push((at, 0));
                 }
                 _ => waiting.push(seat),
             }
@@ -182,7 +182,7 @@ impl Track {
                 && let Some(i) = p.waiting.iter().position(|&s| s == seat)
             {
                 p.waiting.swap_remove(i);
-                delays.push(at.saturating_duration_since(p.at).as_micros() as u64);
+                delays.push((p.at, at.saturating_duration_since(p.at).as_micros() as u64));
             }
             !p.waiting.is_empty()
         });
@@ -209,6 +209,8 @@ pub struct PhoneLive {
     pub connected: AtomicU64,
     pub events: AtomicU64,
     pub reconnects: AtomicU64,
+    /// Players seated at their table (each counted once).
+    pub seated: AtomicU64,
 }
 
 /// When the players may sit down, and when the run ends.
@@ -287,6 +289,9 @@ impl Phone {
     async fn play(&mut self, rx: &mut mpsc::UnboundedReceiver<Heard>) {
         let mut last: Option<String> = None;
         while let Some(view) = self.client.enter(last.as_deref()).await {
+            if last.is_none() {
+                self.live.seated.fetch_add(1, Ordering::Relaxed);
+            }
             last = Some(view.id.clone());
             self.play_match(view, rx).await;
             if matches!(self.client.role, Role::Creator(_)) {
@@ -493,17 +498,25 @@ pub async fn await_connected(live: &PhoneLive, players: usize, budget: Duration)
     }
 }
 
-/// Builds the report from the tables' tracks and the players' counts.
+/// Builds the report from the tables' tracks and the players' counts; `seated`: when every
+/// player was seated, if they were, whose delays from then on are also reported apart.
 pub fn report(
     mut base: PhoneReport,
     tracks: &[Arc<Mutex<Track>>],
     end: Instant,
+    seated: Option<Instant>,
     stats: ClientStats,
 ) -> PhoneReport {
     let mut delays = Vec::new();
+    let mut once_seated = Vec::new();
     for t in tracks {
         let t = t.lock().unwrap_or_else(|e| e.into_inner());
-        delays.extend_from_slice(&t.delays);
+        for &(at, delay) in &t.delays {
+            delays.push(delay);
+            if seated.is_some_and(|s| at >= s) {
+                once_seated.push(delay);
+            }
+        }
         base.early += t.early;
         let (missed, flying) = t.unseen(end - IN_FLIGHT);
         base.missed += missed;
@@ -511,6 +524,8 @@ pub fn report(
     }
     base.delay_samples = delays.len() as u64;
     base.delay = crate::stats::Latency::of_micros(delays);
+    base.seated_samples = once_seated.len() as u64;
+    base.delay_seated = crate::stats::Latency::of_micros(once_seated);
     base.set_moves(stats);
     base
 }
@@ -553,7 +568,12 @@ mod tests {
         track.saw(1, "m", 5, ms(7));
         // Seat 2 saw a later version only (events merged): that counts for version 5 too.
         track.saw(2, "m", 6, ms(12));
-        assert_eq!(track.delays, [0, 5000, 10000]);
+        let delays: Vec<u64> = track.delays.iter().map(|d| d.1).collect();
+        assert_eq!(delays, [0, 5000, 10000]);
+        assert!(
+            track.delays.iter().all(|d| d.0 == ms(2)),
+            "timed from the 200"
+        );
         assert_eq!(track.early, 1);
         assert!(track.pending.is_empty());
         // The mover's own stream does not count, another match's version neither.

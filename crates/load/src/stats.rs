@@ -210,6 +210,14 @@ pub struct PhoneReport {
     pub early: u64,
     /// How many delays were measured.
     pub delay_samples: u64,
+    /// Seconds from the go until every player was seated (`None`: some never were).
+    pub seated_secs: Option<f64>,
+    /// The delays of the moves made once every player was seated: the tables playing, no
+    /// seating in the way.
+    pub delay_seated: Option<Latency>,
+    pub seated_samples: u64,
+    /// Errors once every player was seated.
+    pub errors_seated: u64,
     /// Seat events never seen for moves accepted more than 2 s before the end.
     pub missed: u64,
     /// Seat events still on their way at the end (moves of its last 2 s).
@@ -299,6 +307,7 @@ impl PhoneReport {
              moves        {} in {:.1} s ({:.1}/s), matches finished {}\n\
              move POST    {}\n\
              move->event  {} over {} seat events ({} before the 200)\n\
+             all seated   {} · then move->event {} over {} seat events, errors {}\n\
              unseen       {} missed, {} in flight at the end · stream events {}, reopened {}\n\
              {server}\n\
              expected 409 {}\n\
@@ -323,6 +332,11 @@ impl PhoneReport {
             PhoneReport::lat(self.delay),
             self.delay_samples,
             self.early,
+            self.seated_secs
+                .map_or("never".into(), |s| format!("{s:.1} s after the go")),
+            PhoneReport::lat(self.delay_seated),
+            self.seated_samples,
+            self.errors_seated,
             self.missed,
             self.in_flight,
             self.events,
@@ -357,6 +371,12 @@ impl PhoneReport {
             "event_max_ms": ms(self.delay, |l| l.max),
             "event_samples": self.delay_samples,
             "event_before_200": self.early,
+            "seated_secs": self.seated_secs.map(round3),
+            "seated_event_p50_ms": ms(self.delay_seated, |l| l.p50),
+            "seated_event_p99_ms": ms(self.delay_seated, |l| l.p99),
+            "seated_event_max_ms": ms(self.delay_seated, |l| l.max),
+            "seated_event_samples": self.seated_samples,
+            "seated_errors": self.errors_seated,
             "missed": self.missed,
             "in_flight": self.in_flight,
             "stream_events": self.events,
