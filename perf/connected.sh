@@ -10,7 +10,9 @@
 #   4. prints paiju-load's report (connected players, moves/s, the delay from a move's 200 to
 #      the other seats' stream events, errors, the servers' memory per idle stream and CPU per
 #      move) and PostgreSQL's CPU over the play.
-# Environment: PLAYERS (10000), SERVERS (1; the players are spread over them), GAME (dazha),
+# Environment: PLAYERS (10000), SERVERS (1; the players are spread over them), LOADERS (1:
+# paiju-load processes sharing the players, each with its own open-file limit; each prints
+# its report), GAME (dazha),
 # THINK (1000..3000), RUN_SECS (60), CONNECT_RATE (500), HEARTBEAT (15: the servers'
 # PAIJU_STREAM_HEARTBEAT_SECS), KEEP_DB (unset: the scratch database is dropped at the end),
 # DATABASE_URL (a server on 127.0.0.1 instead of the local cluster), PGDATA (its data
@@ -22,6 +24,7 @@ cd "$(dirname "$0")/.."
 
 PLAYERS=${PLAYERS:-10000}
 SERVERS=${SERVERS:-1}
+LOADERS=${LOADERS:-1}
 GAME=${GAME:-dazha}
 THINK=${THINK:-1000..3000}
 RUN_SECS=${RUN_SECS:-60}
@@ -123,20 +126,29 @@ for i in $(seq 1 "$SERVERS"); do
 done
 grep -h "open-file limit" "$OUT"/server-*.log >&2 || true
 
-say "== $PLAYERS players, $SERVERS server(s), $GAME, think $THINK ms, $RUN_SECS s (logs in $OUT)"
+say "== $PLAYERS players, $SERVERS server(s), $LOADERS load generator(s), $GAME, think $THINK ms, $RUN_SECS s (logs in $OUT)"
+# Each load generator plays PLAYERS/LOADERS players at CONNECT_RATE/LOADERS a second (one
+# process holds a socket per player, and its open-file limit may be below PLAYERS).
 # Registration (an argon2 hash each) takes about 10 ms of server CPU per player.
-timeout $((RUN_SECS + PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)) "$BIN/paiju-load" "${URLS[@]}" \
-    "${PIDS[@]}" --mode phone --clients "$PLAYERS" --game "$GAME" --think "$THINK" \
-    --connect-rate "$CONNECT_RATE" --duration "$RUN_SECS" --timeout-secs 3600 --hands 1000 \
-    >"$OUT/report.txt" 2>"$OUT/progress.txt" &
-load_pid=$!
+share=$((PLAYERS / LOADERS))
+LOAD_PIDS=()
+for k in $(seq 1 "$LOADERS"); do
+    timeout $((RUN_SECS + PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)) "$BIN/paiju-load" "${URLS[@]}" \
+        "${PIDS[@]}" --mode phone --clients "$share" --game "$GAME" --think "$THINK" \
+        --connect-rate "$(awk -v r="$CONNECT_RATE" -v l="$LOADERS" 'BEGIN { print r / l }')" \
+        --duration "$RUN_SECS" --timeout-secs 3600 --hands 1000 \
+        >"$OUT/report-$k.txt" 2>"$OUT/progress-$k.txt" &
+    LOAD_PIDS+=($!)
+done
 for _ in $(seq 1 $((10 * (PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)))); do
-    grep -q '^paiju-load: seating' "$OUT/progress.txt" && break
-    kill -0 "$load_pid" 2>/dev/null || break
+    grep -q '^paiju-load: seating' "$OUT/progress-1.txt" && break
+    kill -0 "${LOAD_PIDS[0]}" 2>/dev/null || break
     sleep 0.1
 done
 pg0=$(pg_ticks)
-wait "$load_pid" || die "paiju-load failed: $(tail -5 "$OUT/progress.txt")"
+for k in $(seq 1 "$LOADERS"); do
+    wait "${LOAD_PIDS[$((k - 1))]}" || die "paiju-load $k failed: $(tail -5 "$OUT/progress-$k.txt")"
+done
 pg1=$(pg_ticks)
 # The servers' own counts: every refused request by route and status, the streams' reads.
 for url in "${URLS[@]}"; do
@@ -145,10 +157,17 @@ for url in "${URLS[@]}"; do
 done
 grep -hE '^paiju_http_requests_total\{.*status="[45][0-9][0-9]"\}|^paiju_stream_reads_total|^paiju_moves_total' \
     "$OUT"/metrics-*.txt >&2 || true
-grep -E '^paiju-load:' "$OUT/progress.txt" >&2 || true
-head -n -1 "$OUT/report.txt"
-moves=$(tail -1 "$OUT/report.txt" | sed -n 's/.*"moves":\([0-9]*\).*/\1/p')
-awk -v t=$((pg1 - pg0)) -v n="${moves:-0}" -v s="$((RUN_SECS + PLAYERS / CONNECT_RATE))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
-    if (n > 0) printf "postgres     %.3f ms CPU per move (%.2f cores over the play)\n", t * 1000 / hz / n, t / hz / s
+moves=0
+for k in $(seq 1 "$LOADERS"); do
+    [ "$LOADERS" -gt 1 ] && say "-- load generator $k of $LOADERS"
+    grep -E '^paiju-load:' "$OUT/progress-$k.txt" >&2 || true
+    head -n -1 "$OUT/report-$k.txt"
+    n=$(tail -1 "$OUT/report-$k.txt" | sed -n 's/.*"moves":\([0-9]*\).*/\1/p')
+    moves=$((moves + ${n:-0}))
+done
+awk -v t=$((pg1 - pg0)) -v n="$moves" -v s="$((RUN_SECS + PLAYERS / CONNECT_RATE))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+    if (n > 0) printf "postgres     %.3f ms CPU per move (%.2f cores over the play), %d moves in all\n", t * 1000 / hz / n, t / hz / s, n
 }'
-tail -1 "$OUT/report.txt"
+for k in $(seq 1 "$LOADERS"); do
+    tail -1 "$OUT/report-$k.txt"
+done
