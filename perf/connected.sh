@@ -130,6 +130,7 @@ say "== $PLAYERS players, $SERVERS server(s), $LOADERS load generator(s), $GAME,
 # Each load generator plays PLAYERS/LOADERS players at CONNECT_RATE/LOADERS a second (one
 # process holds a socket per player, and its open-file limit may be below PLAYERS).
 # Registration (an argon2 hash each) takes about 10 ms of server CPU per player.
+[ $((PLAYERS % LOADERS)) -eq 0 ] || die "PLAYERS ($PLAYERS) must divide among LOADERS ($LOADERS)"
 share=$((PLAYERS / LOADERS))
 LOAD_PIDS=()
 for k in $(seq 1 "$LOADERS"); do

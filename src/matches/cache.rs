@@ -69,11 +69,32 @@ impl Tables {
 }
 
 /// Reads of a match from the database in flight, each shared by every caller that asks for
-/// the same match at the same time: the streams of a table's seats all wake for its new
-/// version, and the first one's read serves the others.
+/// the same match while it runs: the streams of a table's seats all wake for its new version,
+/// and the first one's read serves the others. Only reads in flight are kept.
 #[derive(Default)]
 pub struct SharedReads {
     map: Mutex<HashMap<Uuid, Arc<OnceCell<Arc<Table>>>>>,
+}
+
+/// A caller's part in a shared read: when the read is done, or its last caller went away
+/// (a stream whose client left mid-read), the map forgets it, so the next caller reads anew.
+struct Joined<'a> {
+    reads: &'a SharedReads,
+    id: Uuid,
+    cell: Arc<OnceCell<Arc<Table>>>,
+}
+
+impl Drop for Joined<'_> {
+    fn drop(&mut self) {
+        let mut map = self.reads.map.lock().unwrap_or_else(|e| e.into_inner());
+        let ours = map
+            .get(&self.id)
+            .is_some_and(|c| Arc::ptr_eq(c, &self.cell));
+        // Two holders: the map and this caller, nobody else waiting.
+        if ours && (self.cell.initialized() || Arc::strong_count(&self.cell) <= 2) {
+            map.remove(&self.id);
+        }
+    }
 }
 
 impl SharedReads {
@@ -87,12 +108,43 @@ impl SharedReads {
             let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
             map.entry(id).or_default().clone()
         };
-        let result = cell.get_or_try_init(read).await.cloned();
-        // Whoever finishes first lets the next caller read anew (a newer version, by then).
-        let mut map = self.map.lock().unwrap_or_else(|e| e.into_inner());
-        if map.get(&id).is_some_and(|c| Arc::ptr_eq(c, &cell)) {
-            map.remove(&id);
-        }
-        result
+        let joined = Joined {
+            reads: self,
+            id,
+            cell,
+        };
+        joined.cell.get_or_try_init(read).await.cloned()
+    }
+
+    /// Reads in flight (a test's look).
+    #[cfg(test)]
+    fn in_flight(&self) -> usize {
+        self.map.lock().map_or(0, |m| m.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn a_read_whose_callers_all_went_away_is_forgotten() {
+        let reads = SharedReads::default();
+        let id = Uuid::new_v4();
+        // A caller that goes away mid-read (its future dropped before the read finished).
+        let pending = reads.read(id, std::future::pending);
+        let cancelled = tokio::time::timeout(std::time::Duration::from_millis(10), pending).await;
+        assert!(cancelled.is_err());
+        assert_eq!(
+            reads.in_flight(),
+            0,
+            "nothing is kept for a read nobody waits for"
+        );
+        // A failed read is forgotten too, and the next caller reads anew.
+        let failed = reads
+            .read(id, || async { Err(ApiError::NotFound("gone".into())) })
+            .await;
+        assert!(failed.is_err());
+        assert_eq!(reads.in_flight(), 0);
     }
 }

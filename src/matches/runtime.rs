@@ -50,7 +50,8 @@ pub struct Runtime {
     pool: PgPool,
     hub: Hub,
     tables: Tables,
-    /// Reads of a match for the streams, one at a time per match (`table_at_least`).
+    /// Reads of a match for the streams, shared by those that ask while one runs
+    /// (`table_at_least`).
     shared_reads: SharedReads,
     gates: Gates,
     conns: Arc<MoveConns>,

@@ -123,21 +123,34 @@ pub struct MatchNews {
 impl MatchNews {
     /// `user`'s news of table `t`, as its row says (`seat`: theirs, `None` once they left).
     fn of(t: &Table, user: Uuid) -> MatchNews {
+        // Who is asked, as the view shows it to this player: from the seat whose hand they
+        // play (a newcomer in a seat whose hand was dealt to the player who left sees the
+        // table as a spectator until the next deal).
+        let hand_seat = t.hand_seat_of(user);
+        let to_act: Vec<i32> = t
+            .to_act_for(hand_seat)
+            .into_iter()
+            .map(|s| s as i32)
+            .collect();
+        let status = t.status().as_str().to_string();
+        let your_turn =
+            status == "playing" && hand_seat.is_some_and(|s| to_act.contains(&(s as i32)));
         MatchNews {
             match_id: t.id(),
             version: t.version(),
-            status: t.status().as_str().to_string(),
+            status,
             hand_no: t.hand_no(),
-            to_act: t.to_act().into_iter().map(|s| s as i32).collect(),
-            to_act_hidden: t.to_act_hidden(),
-            your_turn: false,
+            to_act,
+            // Filtered above.
+            to_act_hidden: false,
+            your_turn,
             deadline: t.deadline_at(),
             seat: t.seat_of(user).map(|s| s as i32),
             view: None,
         }
-        .finish()
     }
 
+    /// A `hello` row as read (`seat`: the player's): who is asked as they may see it.
     fn finish(mut self) -> Self {
         if self.to_act_hidden {
             let seat = self.seat;

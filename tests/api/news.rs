@@ -53,6 +53,16 @@ async fn a_match_event_carries_the_view_the_player_would_get() {
         let news = stream.until(10, |f| f.event == "match").await;
         let view = &news.data["view"];
         assert_eq!(view["id"], json!(id), "{}", news.data);
+        // The news says who is asked as the view shows it, and whether it is her turn.
+        if news.data["version"] == view["version"] {
+            assert_eq!(news.data["to_act"], view["to_act"], "{}", news.data);
+            let hers = view["status"] == "playing"
+                && view["to_act"]
+                    .as_array()
+                    .unwrap()
+                    .contains(&view["you"]["seat"]);
+            assert_eq!(news.data["your_turn"], json!(hers), "{}", news.data);
+        }
         assert!(view["version"].as_i64() >= news.data["version"].as_i64());
         let got = app.view(&id, &alice).await;
         if got["version"] == view["version"] {

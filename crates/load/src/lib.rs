@@ -637,18 +637,10 @@ pub async fn run_phone(args: Args, layout: Layout) -> Result<PhoneReport, String
     }));
     let mut tick = tokio::time::interval_at(start + Duration::from_secs(1), Duration::from_secs(1));
     let mut previous = 0;
-    // When every player sat (to the second), and the errors until then.
-    let mut seated = None;
+    let mut seating = phone::Seating::new(players, start);
     while Instant::now() < deadline {
         tick.tick().await;
-        if seated.is_none() && phones.seated.load(Ordering::Relaxed) >= players as u64 {
-            let at = Instant::now();
-            seated = Some((at, live.errors.load(Ordering::Relaxed)));
-            eprintln!(
-                "paiju-load: every player seated after {:.1} s",
-                at.duration_since(start).as_secs_f64()
-            );
-        }
+        seating.check(&phones, &live);
         let moves = live.moves.load(Ordering::Relaxed);
         eprintln!(
             "[{:5.1}s] moves {moves:7} (last 1 s {:6}) · streams {} · events {} · 409s {} · errors {}",
@@ -676,17 +668,8 @@ pub async fn run_phone(args: Args, layout: Layout) -> Result<PhoneReport, String
             .entry("stream_not_connected".into())
             .or_default() += players as u64 - report.connected;
     }
-    if let Some((at, errors)) = seated {
-        report.seated_secs = Some(at.duration_since(start).as_secs_f64());
-        report.errors_seated = live.errors.load(Ordering::Relaxed) - errors;
-    }
-    Ok(phone::report(
-        report,
-        &tracks,
-        end,
-        seated.map(|s| s.0),
-        total,
-    ))
+    let seated = seating.into_report(&mut report, &live);
+    Ok(phone::report(report, &tracks, end, seated, total))
 }
 
 #[cfg(test)]

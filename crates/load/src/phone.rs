@@ -475,6 +475,49 @@ impl Reader {
     }
 }
 
+/// When every player sat, to the second (the run's progress loop looks once a second), and
+/// the errors counted until then.
+pub struct Seating {
+    players: u64,
+    start: Instant,
+    done: Option<(Instant, u64)>,
+}
+
+impl Seating {
+    /// `players` sitting down from the go at `start`.
+    pub fn new(players: usize, start: Instant) -> Seating {
+        Seating {
+            players: players as u64,
+            start,
+            done: None,
+        }
+    }
+
+    /// Notes the moment every player is seated, the first time it is so.
+    pub fn check(&mut self, phones: &PhoneLive, live: &crate::client::Live) {
+        if self.done.is_none() && phones.seated.load(Ordering::Relaxed) >= self.players {
+            let at = Instant::now();
+            self.done = Some((at, live.errors.load(Ordering::Relaxed)));
+            eprintln!(
+                "paiju-load: every player seated after {:.1} s",
+                at.duration_since(self.start).as_secs_f64()
+            );
+        }
+    }
+
+    /// Puts when every player sat, and the errors since, in the report; returns that moment.
+    pub fn into_report(
+        self,
+        report: &mut PhoneReport,
+        live: &crate::client::Live,
+    ) -> Option<Instant> {
+        let (at, errors) = self.done?;
+        report.seated_secs = Some(at.duration_since(self.start).as_secs_f64());
+        report.errors_seated = live.errors.load(Ordering::Relaxed) - errors;
+        Some(at)
+    }
+}
+
 /// How long the ramp takes at `rate` streams a second, with its grace.
 pub fn connect_budget(players: usize, rate: f64) -> Duration {
     Duration::from_secs_f64(players as f64 / rate.max(0.001)) + CONNECT_GRACE

@@ -215,6 +215,7 @@ pub struct PhoneReport {
     /// The delays of the moves made once every player was seated: the tables playing, no
     /// seating in the way.
     pub delay_seated: Option<Latency>,
+    /// How many of the delays were measured once every player was seated.
     pub seated_samples: u64,
     /// Errors once every player was seated.
     pub errors_seated: u64,

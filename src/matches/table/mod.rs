@@ -286,11 +286,6 @@ impl Table {
         self.state.hand_no() as i32
     }
 
-    /// Whether who is asked to act is a secret now ([`Table::to_act_for`]).
-    pub fn to_act_hidden(&self) -> bool {
-        self.state.to_act_hidden()
-    }
-
     /// When the seats asked to act are played for if they have not acted.
     pub fn deadline_at(&self) -> Option<DateTime<Utc>> {
         self.deadline_at
