@@ -232,16 +232,21 @@ impl TestApp {
     pub async fn player(&self, name: &str, coins: i64) -> Player {
         let p = self.register(name).await;
         if coins > 0 {
-            let (status, body) = self
-                .post(
-                    "/v1/admin/grants",
-                    &self.admin_token,
-                    json!({"user_id": p.id, "amount": coins, "note": "test"}),
-                )
-                .await;
-            assert_eq!(status, StatusCode::CREATED, "{body}");
+            self.grant(&p, coins, "test").await;
         }
         p
+    }
+
+    /// The admin grants `p` `coins` (a ledger transaction from the house).
+    pub async fn grant(&self, p: &Player, coins: i64, note: &str) {
+        let (status, body) = self
+            .post(
+                "/v1/admin/grants",
+                &self.admin_token,
+                json!({"user_id": p.id, "amount": coins, "note": note}),
+            )
+            .await;
+        assert_eq!(status, StatusCode::CREATED, "{body}");
     }
 
     /// Sets a user's role as the admin; the user's next token carries it.

@@ -347,14 +347,7 @@ async fn a_deal_is_made_from_wallets_and_scores_that_moved_elsewhere_mid_hand() 
         let mut moves = play_until_hand(app, id, players, 1).await;
         play_hint(app, id, players).await;
         moves += 1;
-        let (s, b) = app
-            .post(
-                "/v1/admin/grants",
-                &app.admin_token,
-                json!({"user_id": players[1].id, "amount": 7, "note": "mid-hand"}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{b}");
+        app.grant(&players[1], 7, "mid-hand").await;
         moves += play_until_hand(app, id, players, 2).await;
         sqlx::query(
             "INSERT INTO scores (user_id, game, points) VALUES ($1, 'chexuan', 5)
@@ -365,14 +358,7 @@ async fn a_deal_is_made_from_wallets_and_scores_that_moved_elsewhere_mid_hand() 
         .await
         .unwrap();
         moves += play_until_hand(app, id, players, 3).await;
-        let (s, b) = app
-            .post(
-                "/v1/admin/grants",
-                &app.admin_token,
-                json!({"user_id": players[1].id, "amount": 11, "note": "mid-hand"}),
-            )
-            .await;
-        assert_eq!(s, StatusCode::CREATED, "{b}");
+        app.grant(&players[1], 11, "mid-hand").await;
         before.push(moves);
     }
     assert_eq!(before[0], before[1]);
