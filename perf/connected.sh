@@ -87,6 +87,15 @@ pg_ticks() {
     echo "$t"
 }
 
+# CPU clock ticks used so far by the paiju servers.
+server_ticks() {
+    local t=0 p
+    for p in "${SERVER_PIDS[@]}"; do
+        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
+    done
+    echo "$t"
+}
+
 command -v psql >/dev/null || PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 
 say "== building (release)"
@@ -142,15 +151,17 @@ for k in $(seq 1 "$LOADERS"); do
     LOAD_PIDS+=($!)
 done
 for _ in $(seq 1 $((10 * (PLAYERS / 10 + PLAYERS / CONNECT_RATE + 300)))); do
-    grep -q '^paiju-load: seating' "$OUT/progress-1.txt" && break
+    grep -qs '^paiju-load: seating' "$OUT/progress-1.txt" && break
     kill -0 "${LOAD_PIDS[0]}" 2>/dev/null || break
     sleep 0.1
 done
 pg0=$(pg_ticks)
+sv0=$(server_ticks)
 for k in $(seq 1 "$LOADERS"); do
     wait "${LOAD_PIDS[$((k - 1))]}" || die "paiju-load $k failed: $(tail -5 "$OUT/progress-$k.txt")"
 done
 pg1=$(pg_ticks)
+sv1=$(server_ticks)
 # The servers' own counts: every refused request by route and status, the streams' reads.
 for url in "${URLS[@]}"; do
     [ "$url" = --url ] && continue
@@ -166,9 +177,19 @@ for k in $(seq 1 "$LOADERS"); do
     n=$(tail -1 "$OUT/report-$k.txt" | sed -n 's/.*"moves":\([0-9]*\).*/\1/p')
     moves=$((moves + ${n:-0}))
 done
-awk -v t=$((pg1 - pg0)) -v n="$moves" -v s="$((RUN_SECS + PLAYERS / CONNECT_RATE))" -v hz="$(getconf CLK_TCK)" 'BEGIN {
-    if (n > 0) printf "postgres     %.3f ms CPU per move (%.2f cores over the play), %d moves in all\n", t * 1000 / hz / n, t / hz / s, n
-}'
+# CPU per move over every load generator's moves (a load generator's own "server CPU" line
+# divides all the servers' CPU by its own moves alone).
+cpu_per_move() {
+    awk -v what="$1" -v t="$2" -v n="$moves" -v s="$((RUN_SECS + PLAYERS / CONNECT_RATE))" \
+        -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        if (n > 0) printf "%-12s %.3f ms CPU per move (%.2f cores over the play), %d moves in all\n", what, t * 1000 / hz / n, t / hz / s, n
+    }'
+}
+cpu_per_move postgres $((pg1 - pg0))
+cpu_per_move "paiju ($SERVERS)" $((sv1 - sv0))
+if [ "$LOADERS" -gt 1 ]; then
+    say "(with $LOADERS load generators, each one's \"server RSS\" and \"server CPU\" lines divide all the servers' memory and CPU by its own streams and moves: the CPU lines above count every move; for memory per stream run one load generator)"
+fi
 for k in $(seq 1 "$LOADERS"); do
     tail -1 "$OUT/report-$k.txt"
 done

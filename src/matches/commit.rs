@@ -33,14 +33,14 @@ use crate::db::MoveConns;
 /// Moves waiting while every open lane is busy before another lane opens (up to `lanes`).
 const QUEUE_FOR_A_LANE: usize = 8;
 
-/// Whether a move just queued (`waiting` moves now wait, `busy` of `lanes` lanes are sending)
-/// opens a lane. The first lane opens at once, so a quiet server adds no wait; another only
-/// when enough moves wait that a statement of their own beats joining the next one: while one
-/// lane keeps up, fewer and fuller statements cost PostgreSQL less per move (at 8 clients on
-/// 8 tables, 9 % more moves a second than opening every lane at once; docs/performance.md
-/// § Group commit and stakes in the statement).
-fn opens_lane(busy: usize, lanes: usize, waiting: usize) -> bool {
-    busy == 0 || (busy < lanes && waiting >= QUEUE_FOR_A_LANE)
+/// Whether a move just queued (`waiting` moves now wait, `busy` of `lanes` lanes are sending,
+/// each statement carries at most `max_batch`) opens a lane. The first lane opens at once, so
+/// a quiet server adds no wait; another only when more moves wait than the busy lane's next
+/// statement would carry together anyway (`QUEUE_FOR_A_LANE`, or `max_batch` when smaller):
+/// while one lane keeps up, fewer and fuller statements cost PostgreSQL less per move
+/// (docs/performance.md § One lane until a queue, 2026-11-29).
+fn opens_lane(busy: usize, lanes: usize, waiting: usize, max_batch: usize) -> bool {
+    busy == 0 || (busy < lanes && waiting >= QUEUE_FOR_A_LANE.min(max_batch))
 }
 
 /// A table saved (`true`) or left behind by its row (`false`), returned to its move.
@@ -55,10 +55,41 @@ struct Waiting {
     span: tracing::Span,
 }
 
-#[derive(Default)]
-struct Queue {
-    waiting: Vec<Waiting>,
+/// The moves waiting for a statement and the lanes sending them. Whenever a move waits, a
+/// lane is busy: the lane that finds the queue empty frees its place under the same lock a
+/// move is queued under.
+struct Queue<W = Waiting> {
+    waiting: Vec<W>,
     busy_lanes: usize,
+}
+
+impl<W> Default for Queue<W> {
+    fn default() -> Self {
+        Queue {
+            waiting: Vec::new(),
+            busy_lanes: 0,
+        }
+    }
+}
+
+impl<W> Queue<W> {
+    /// Queues `w`; whether a lane is to be started for it (its place is taken).
+    fn push(&mut self, w: W, lanes: usize, max_batch: usize) -> bool {
+        self.waiting.push(w);
+        let open = opens_lane(self.busy_lanes, lanes, self.waiting.len(), max_batch);
+        self.busy_lanes += usize::from(open);
+        open
+    }
+
+    /// A busy lane's next batch, taken by `take`; `None` when nothing waits, and then the
+    /// lane's place is freed.
+    fn next(&mut self, take: impl FnOnce(&mut Vec<W>) -> Vec<W>) -> Option<Vec<W>> {
+        if self.waiting.is_empty() {
+            self.busy_lanes -= 1;
+            return None;
+        }
+        Some(take(&mut self.waiting))
+    }
 }
 
 struct Inner {
@@ -99,18 +130,16 @@ impl Committer {
     /// its row was still at that version (`false`: nothing of it was written).
     pub async fn save(&self, table: Table, keyed: Option<Keyed>) -> Saved {
         let (reply, answer) = oneshot::channel();
-        let start_lane = {
-            let mut q = self.inner.lock();
-            q.waiting.push(Waiting {
-                table,
-                keyed,
-                reply,
-                span: tracing::Span::current(),
-            });
-            let free = opens_lane(q.busy_lanes, self.inner.lanes, q.waiting.len());
-            q.busy_lanes += usize::from(free);
-            free
+        let waiting = Waiting {
+            table,
+            keyed,
+            reply,
+            span: tracing::Span::current(),
         };
+        let start_lane = self
+            .inner
+            .lock()
+            .push(waiting, self.inner.lanes, self.inner.max_batch);
         if start_lane {
             tokio::spawn(self.inner.clone().lane());
         }
@@ -119,21 +148,41 @@ impl Committer {
     }
 }
 
+/// A running lane's place in `busy_lanes`. A lane that runs dry frees it with the look that
+/// found the queue empty; one that ends otherwise (a panic) frees it on the way out, so the
+/// next move opens a lane again instead of waiting for a queue.
+struct LanePlace<'a> {
+    queue: &'a Mutex<Queue>,
+    held: bool,
+}
+
+impl Drop for LanePlace<'_> {
+    fn drop(&mut self) {
+        if self.held {
+            lock(self.queue).busy_lanes -= 1;
+        }
+    }
+}
+
+fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
+    queue.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 impl Inner {
     fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        self.queue.lock().unwrap_or_else(PoisonError::into_inner)
+        lock(&self.queue)
     }
 
     /// Sends what is waiting, a batch at a time, until nothing is; then the lane is free.
     async fn lane(self: Arc<Self>) {
+        let mut place = LanePlace {
+            queue: &self.queue,
+            held: true,
+        };
         loop {
-            let batch = {
-                let mut q = self.lock();
-                if q.waiting.is_empty() {
-                    q.busy_lanes -= 1;
-                    return;
-                }
-                self.take(&mut q.waiting)
+            let Some(batch) = self.lock().next(|w| self.take(w)) else {
+                place.held = false;
+                return;
             };
             self.commit(batch).await;
         }
@@ -214,18 +263,90 @@ mod tests {
 
     #[test]
     fn the_first_lane_opens_at_once_another_only_for_a_queue() {
-        assert!(opens_lane(0, 2, 1), "a quiet server sends a move at once");
-        assert!(opens_lane(0, 1, 1));
         assert!(
-            !opens_lane(1, 2, 1),
+            opens_lane(0, 2, 1, 64),
+            "a quiet server sends a move at once"
+        );
+        assert!(opens_lane(0, 1, 1, 64));
+        assert!(
+            !opens_lane(1, 2, 1, 64),
             "a move joins the busy lane's next statement"
         );
-        assert!(!opens_lane(1, 2, QUEUE_FOR_A_LANE - 1));
+        assert!(!opens_lane(1, 2, QUEUE_FOR_A_LANE - 1, 64));
         assert!(
-            opens_lane(1, 2, QUEUE_FOR_A_LANE),
+            opens_lane(1, 2, QUEUE_FOR_A_LANE, 64),
             "a queue opens the second lane"
         );
-        assert!(!opens_lane(2, 2, 100), "never more than `lanes`");
-        assert!(!opens_lane(1, 1, 100));
+        assert!(!opens_lane(2, 2, 100, 64), "never more than `lanes`");
+        assert!(!opens_lane(1, 1, 100, 64));
+        // A statement of one move each (`PAIJU_COMMIT_BATCH=1`) gains nothing by waiting.
+        assert!(opens_lane(1, 2, 1, 1));
+        assert!(opens_lane(1, 3, 2, 2));
+    }
+
+    proptest::proptest! {
+        /// Moves arriving and lanes sending in any order: a waiting move always has a busy
+        /// lane (none is stranded), no more than `lanes` are busy, every move is sent once and
+        /// in order, and a queue shorter than the threshold opens no second lane.
+        #[test]
+        fn no_waiting_move_is_ever_without_a_lane(
+            lanes in 1usize..=3,
+            max_batch in proptest::sample::select(vec![1usize, 2, 8, 64]),
+            arrivals in proptest::collection::vec(proptest::bool::ANY, 0..300),
+        ) {
+            let mut q: Queue<u32> = Queue::default();
+            let (mut next_move, mut running, mut sent) = (0u32, 0usize, Vec::new());
+            let take = |w: &mut Vec<u32>| {
+                let n = w.len().min(max_batch);
+                w.drain(..n).collect::<Vec<_>>()
+            };
+            for arrives in arrivals {
+                if arrives {
+                    let busy = q.busy_lanes;
+                    let opened = q.push(next_move, lanes, max_batch);
+                    running += usize::from(opened);
+                    if busy > 0 && opened {
+                        proptest::prop_assert!(
+                            q.waiting.len() >= QUEUE_FOR_A_LANE.min(max_batch)
+                        );
+                    }
+                    next_move += 1;
+                } else if running > 0 {
+                    match q.next(take) {
+                        Some(batch) => sent.extend(batch),
+                        None => running -= 1,
+                    }
+                }
+                proptest::prop_assert_eq!(q.busy_lanes, running);
+                proptest::prop_assert!(q.busy_lanes <= lanes);
+                proptest::prop_assert!(q.waiting.is_empty() || q.busy_lanes > 0);
+            }
+            while running > 0 {
+                match q.next(take) {
+                    Some(batch) => sent.extend(batch),
+                    None => running -= 1,
+                }
+            }
+            proptest::prop_assert_eq!(sent, (0..next_move).collect::<Vec<_>>());
+        }
+    }
+
+    #[test]
+    fn a_lane_that_panics_gives_its_place_back() {
+        let queue: Mutex<Queue> = Mutex::default();
+        lock(&queue).busy_lanes = 1;
+        let unwound = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            let _place = LanePlace {
+                queue: &queue,
+                held: true,
+            };
+            panic!("a lane's statement panicked");
+        }));
+        assert!(unwound.is_err());
+        assert_eq!(
+            lock(&queue).busy_lanes,
+            0,
+            "the next move opens a lane at once"
+        );
     }
 }
