@@ -76,26 +76,6 @@ start_server() {
     die "paiju did not become healthy on port $port; see $OUT/server-$port.log"
 }
 
-# CPU clock ticks used so far by PostgreSQL: the postmaster, its children, and those reaped.
-pg_ticks() {
-    [ -n "$PG_PID" ] || { echo 0; return; }
-    local t p
-    t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$PG_PID/stat")
-    for p in $(pgrep -P "$PG_PID"); do
-        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
-    done
-    echo "$t"
-}
-
-# CPU clock ticks used so far by the paiju servers.
-server_ticks() {
-    local t=0 p
-    for p in "${SERVER_PIDS[@]}"; do
-        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
-    done
-    echo "$t"
-}
-
 command -v psql >/dev/null || PATH=$PATH:$(ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)
 
 say "== building (release)"

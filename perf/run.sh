@@ -94,25 +94,8 @@ pgbench_percentiles() {
 ROWS=()
 row() { ROWS+=("$(printf '| %7s | %-40s | %8.1f | %6s | %6s | %6s | %7s | %6s | %6s | %6s |' "$@")"); }
 
-# CPU clock ticks used so far by PostgreSQL: the postmaster, its live children and (through
-# cutime/cstime) the children that have exited, such as pgbench's connections.
+# CPU clock ticks per second (pg_ticks and server_ticks, from perf/lib.sh, count ticks).
 HZ=$(getconf CLK_TCK)
-pg_ticks() {
-    [ -n "$PG_PID" ] || { echo 0; return; }
-    local t p
-    t=$(awk '{print $14 + $15 + $16 + $17}' "/proc/$PG_PID/stat")
-    for p in $(pgrep -P "$PG_PID"); do
-        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat" 2>/dev/null || echo 0)))
-    done
-    echo "$t"
-}
-server_ticks() {
-    local t=0 p
-    for p in "${SERVER_PIDS[@]}"; do
-        t=$((t + $(awk '{print $14 + $15}' "/proc/$p/stat")))
-    done
-    echo "$t"
-}
 # ms_per TICKS COUNT: CPU milliseconds per move.
 ms_per() { awk -v t="$1" -v n="$2" -v hz="$HZ" 'BEGIN { if (n > 0) printf "%.2f", t * 1000 / hz / n; else print "-" }'; }
 # Children's user+system seconds from bash's `time` with TIMEFORMAT='%U %S'.
