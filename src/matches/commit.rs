@@ -136,10 +136,8 @@ impl Committer {
             reply,
             span: tracing::Span::current(),
         };
-        let start_lane = self
-            .inner
-            .lock()
-            .push(waiting, self.inner.lanes, self.inner.max_batch);
+        let start_lane =
+            lock(&self.inner.queue).push(waiting, self.inner.lanes, self.inner.max_batch);
         if start_lane {
             tokio::spawn(self.inner.clone().lane());
         }
@@ -169,10 +167,6 @@ fn lock(queue: &Mutex<Queue>) -> std::sync::MutexGuard<'_, Queue> {
 }
 
 impl Inner {
-    fn lock(&self) -> std::sync::MutexGuard<'_, Queue> {
-        lock(&self.queue)
-    }
-
     /// Sends what is waiting, a batch at a time, until nothing is; then the lane is free.
     async fn lane(self: Arc<Self>) {
         let mut place = LanePlace {
@@ -180,7 +174,7 @@ impl Inner {
             held: true,
         };
         loop {
-            let Some(batch) = self.lock().next(|w| self.take(w)) else {
+            let Some(batch) = lock(&self.queue).next(|w| self.take(w)) else {
                 place.held = false;
                 return;
             };
