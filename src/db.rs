@@ -96,7 +96,13 @@ const IDLE_CLOSE: Duration = Duration::from_secs(600);
 /// version), and every foreign-key check of a ledger entry read the whole `accounts` table
 /// (docs/performance.md § Key lookups only). With sequential scans off, a plan takes an index
 /// wherever there is one; a statement with no index to use still scans.
-const MOVE_SESSION: &str = "SET enable_seqscan = off";
+///
+/// And every statement is planned once per connection (a generic plan), not at each
+/// execution: the writer's statement ([`crate::matches::table`]) unnests arrays, whose rows
+/// the planner counts only when it sees their values, so it found a plan made for one move's
+/// arrays cheaper than the generic plan and planned the statement again at every move, which
+/// cost PostgreSQL more than executing it (docs/performance.md § Planned once).
+const MOVE_SESSION: &str = "SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan";
 
 impl MoveConns {
     pub fn new(pool: PgPool, size: u32) -> MoveConns {

@@ -114,3 +114,40 @@ async fn a_moves_connection_reaches_a_row_of_a_small_table_by_its_index() {
     assert!(moves.contains("Index"), "{moves}");
     assert!(!moves.contains("Seq Scan"), "{moves}");
 }
+
+/// How many times the statement over `unnest` this connection prepared was planned for
+/// their parameters' values (custom plans) and how many times they ran a plan made once
+/// (generic plans).
+async fn plans_of_unnest(conn: &mut sqlx::PgConnection) -> (i64, i64) {
+    for _ in 0..8 {
+        sqlx::query("UPDATE t SET n = n + 1 FROM unnest($1::int[]) AS x(id) WHERE t.id = x.id")
+            .bind(vec![1])
+            .execute(&mut *conn)
+            .await
+            .unwrap();
+    }
+    sqlx::query_as(
+        "SELECT sum(custom_plans)::bigint, sum(generic_plans)::bigint
+           FROM pg_prepared_statements WHERE statement LIKE 'UPDATE t %'",
+    )
+    .fetch_one(conn)
+    .await
+    .unwrap()
+}
+
+/// A move's statement is planned once per connection, not at every move: over arrays of one
+/// row the planner prefers a plan made for the values, and planning the writer's statement
+/// again at each move cost PostgreSQL more than running it.
+#[tokio::test]
+async fn a_moves_connection_plans_a_statement_once() {
+    let (pool, conns) = setup().await;
+    let mut other = pool.acquire().await.unwrap();
+    let (custom, _) = plans_of_unnest(&mut other).await;
+    // PostgreSQL's own choice plans at least the first five executions for their values.
+    assert!(
+        custom >= 5,
+        "elsewhere executions are planned for their values: {custom}"
+    );
+    let mut c = conns.acquire().await.unwrap();
+    assert_eq!(plans_of_unnest(&mut c).await, (0, 8));
+}
