@@ -97,11 +97,17 @@ const IDLE_CLOSE: Duration = Duration::from_secs(600);
 /// (docs/performance.md § Key lookups only). With sequential scans off, a plan takes an index
 /// wherever there is one; a statement with no index to use still scans.
 ///
-/// And every statement is planned once per connection (a generic plan), not at each
-/// execution: the writer's statement ([`crate::matches::table`]) unnests arrays, whose rows
-/// the planner counts only when it sees their values, so it found a plan made for one move's
-/// arrays cheaper than the generic plan and planned the statement again at every move, which
-/// cost PostgreSQL more than executing it (docs/performance.md § Planned once).
+/// And a prepared statement is planned once (a generic plan, made again only when its tables'
+/// statistics or definitions change), not at each execution: the writer's statement
+/// ([`crate::matches::table::save_many`]) unnests arrays, whose length PostgreSQL sees only in
+/// their values (without them it assumes 10 rows), so in its default `auto` mode it found a
+/// plan made for one move's one-row arrays cheaper and planned the statement again at nearly
+/// every move, which cost more than executing it (docs/performance.md § Planned once). This
+/// holds because every statement on these connections finds its rows by key, whatever the
+/// values: one whose parameters decide how many rows it reads (a list's `LIMIT $n`, a filter
+/// `$n IS NULL OR …`) belongs on the pool, not here. The two settings go together: planned
+/// once on a small table, a plan would keep a sequential scan
+/// (`statements::the_moves_statements_planned_once_reach_their_rows_by_key`).
 const MOVE_SESSION: &str = "SET enable_seqscan = off; SET plan_cache_mode = force_generic_plan";
 
 impl MoveConns {

@@ -115,9 +115,8 @@ async fn a_moves_connection_reaches_a_row_of_a_small_table_by_its_index() {
     assert!(!moves.contains("Seq Scan"), "{moves}");
 }
 
-/// How many times the statement over `unnest` this connection prepared was planned for
-/// their parameters' values (custom plans) and how many times they ran a plan made once
-/// (generic plans).
+/// Runs a statement over `unnest` eight times on `conn`, and says how many of those runs were
+/// planned for their values (custom plans) and how many ran a plan made once (generic plans).
 async fn plans_of_unnest(conn: &mut sqlx::PgConnection) -> (i64, i64) {
     for _ in 0..8 {
         sqlx::query("UPDATE t SET n = n + 1 FROM unnest($1::int[]) AS x(id) WHERE t.id = x.id")
@@ -127,7 +126,7 @@ async fn plans_of_unnest(conn: &mut sqlx::PgConnection) -> (i64, i64) {
             .unwrap();
     }
     sqlx::query_as(
-        "SELECT sum(custom_plans)::bigint, sum(generic_plans)::bigint
+        "SELECT coalesce(sum(custom_plans), 0)::bigint, coalesce(sum(generic_plans), 0)::bigint
            FROM pg_prepared_statements WHERE statement LIKE 'UPDATE t %'",
     )
     .fetch_one(conn)

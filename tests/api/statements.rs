@@ -363,3 +363,146 @@ async fn every_statement_the_server_sends_prepares_against_the_schema() {
         failures.join("\n")
     );
 }
+
+/// The plan PostgreSQL runs for `sql` on `conn` when it plans once for any values (the move
+/// connections' `plan_cache_mode`): the statement prepared (with `types`, or the types it
+/// names itself when `None`) and explained for NULL arguments, checked to be the plan made
+/// once and not one made for those NULLs.
+async fn generic_plan(
+    conn: &mut sqlx::PgConnection,
+    sql: &str,
+    types: Option<&[String]>,
+) -> String {
+    let params = match types {
+        Some(types) => types.len(),
+        None => (1..=100)
+            .rev()
+            .find(|n| sql.contains(&format!("${n}")))
+            .unwrap_or(0),
+    };
+    let prepare = match types {
+        Some(types) => format!("PREPARE planned ({}) AS {sql}", types.join(", ")),
+        None => format!("PREPARE planned AS {sql}"),
+    };
+    let explain = format!(
+        "EXPLAIN EXECUTE planned ({})",
+        vec!["NULL"; params].join(", ")
+    );
+    sqlx::raw_sql(sqlx::AssertSqlSafe(prepare))
+        .execute(&mut *conn)
+        .await
+        .unwrap_or_else(|e| panic!("{e}: {sql}"));
+    let rows = sqlx::raw_sql(sqlx::AssertSqlSafe(explain))
+        .fetch_all(&mut *conn)
+        .await
+        .unwrap_or_else(|e| panic!("{e}: {sql}"));
+    let plans: (i64, i64) = sqlx::query_as(
+        "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = 'planned'",
+    )
+    .fetch_one(&mut *conn)
+    .await
+    .unwrap();
+    assert_eq!(plans, (1, 0), "the plan made once is explained: {sql}");
+    sqlx::raw_sql("DEALLOCATE planned")
+        .execute(&mut *conn)
+        .await
+        .unwrap();
+    rows.iter()
+        .map(|r| sqlx::Row::get::<String, _>(r, 0))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The scans of `plan` that read a whole table or a whole index: a `Seq Scan`, or an index
+/// scan without an `Index Cond` (the house's partial index, one row, excepted).
+fn whole_scans(plan: &str) -> Vec<String> {
+    let lines: Vec<&str> = plan.lines().collect();
+    let mut whole = Vec::new();
+    for (i, line) in lines.iter().enumerate() {
+        if line.contains("Seq Scan") {
+            whole.push(line.trim().to_string());
+        } else if line.contains("Index Scan") || line.contains("Index Only Scan") {
+            let depth = line.len() - line.trim_start().len();
+            let cond = lines[i + 1..]
+                .iter()
+                .take_while(|l| !l.trim_start().starts_with("->") && !l.trim_start().is_empty())
+                .take_while(|l| l.len() - l.trim_start().len() > depth)
+                .any(|l| l.contains("Index Cond"));
+            if !cond && !line.contains("accounts_one_house") {
+                whole.push(line.trim().to_string());
+            }
+        }
+    }
+    whole
+}
+
+/// The other statements a move's connection sends (a move's transaction): (file, function),
+/// each with at least one statement.
+const MOVE_SITES: [(&str, &str); 4] = [
+    ("src/idempotency.rs", "claim"),
+    ("src/idempotency.rs", "answer"),
+    ("src/players.rs", "escaped_tournament"),
+    ("src/ledger.rs", "lock_purses"),
+];
+
+/// Every statement a move's connection plans once for all values (`db::MoveConns`:
+/// `plan_cache_mode = force_generic_plan`) reaches its rows through index conditions in that
+/// one plan (no sequential scan, no index read whole), on the fresh schema where tables are
+/// empty and a scan looks cheapest: the writer's statements (every combination of parts), the
+/// table's loads, and the rest of a move's transaction ([`MOVE_SITES`]).
+#[tokio::test]
+async fn the_moves_statements_planned_once_reach_their_rows_by_key() {
+    let app = spawn_app().await;
+    let conns = paiju::db::MoveConns::new(app.pool.clone(), 1);
+    let mut conn = conns.acquire().await.expect("a move's connection");
+    let table = paiju::matches::table::statements();
+    let described = (&mut *conn)
+        .describe(sqlx::SqlSafeStr::into_sql_str(table.writes[0]))
+        .await
+        .expect("the writer's statement with every part");
+    let writer: Vec<String> = match described.parameters() {
+        Some(sqlx::Either::Left(types)) => types
+            .iter()
+            .map(|t| sqlx::TypeInfo::name(t).to_string())
+            .collect(),
+        other => panic!("the writer's parameters are described by type: {other:?}"),
+    };
+    let mut failures = Vec::new();
+    let mut statements: Vec<(String, Option<&[String]>)> = table
+        .writes
+        .iter()
+        .map(|sql| (sql.to_string(), Some(writer.as_slice())))
+        .collect();
+    for sql in table.loads {
+        statements.push((sql.to_string(), None));
+    }
+    let found = read_service();
+    for (file, function) in MOVE_SITES {
+        let before = statements.len();
+        for (f, func, sql) in &found.statements {
+            if f == file && func == function {
+                statements.push((sql.clone(), None));
+            }
+        }
+        assert!(
+            statements.len() > before,
+            "no statement in {file} {function}"
+        );
+    }
+    for (sql, types) in &statements {
+        let plan = generic_plan(&mut conn, sql, *types).await;
+        let whole = whole_scans(&plan);
+        if !whole.is_empty() {
+            let start: String = sql.split_whitespace().take(8).collect::<Vec<_>>().join(" ");
+            failures.push(format!("{start} …: {whole:?}\n{plan}"));
+        }
+    }
+    conn.release();
+    assert!(
+        failures.is_empty(),
+        "{} of {} statements scan a whole table or index when planned once:\n{}",
+        failures.len(),
+        statements.len(),
+        failures.join("\n\n")
+    );
+}

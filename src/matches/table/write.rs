@@ -126,7 +126,8 @@ const MONEY: &str = "
 /// (user, game) order; `se` the entries, each with the 积分 after it), and hands dealt (`nh`: each row with every player's wallet and 积分
 /// at the deal — those the deal was made from where it read them (`dealt_from`), else as the
 /// statement leaves them (`bal`, `up`), or as they were, less what the statement moves after
-/// the deal — and, for a hand that ended at its deal, its result).
+/// the deal, each player's looked up by key, as a plan made once for any number of players
+/// must — and, for a hand that ended at its deal, its result).
 /// Sent with [`MONEY`]'s parts, whose `bal` it reads.
 const HANDS: &str = "
     he AS (
@@ -165,17 +166,21 @@ const HANDS: &str = "
                AS x(match_id, hand_no, seed, commitment, deck, start_state, start_ms, users,
                     after, game, result, dealt_from)
           CROSS JOIN LATERAL (
-              SELECT jsonb_agg(COALESCE(b.balance, acc.balance, 0) - (a.v->>0)::bigint
-                               ORDER BY a.ord) AS wallets,
-                     jsonb_agg(COALESCE(up.points, sc.points, 0) - (a.v->>1)::bigint
-                               ORDER BY a.ord) AS scores
+              SELECT jsonb_agg(COALESCE(
+                         (SELECT b.balance FROM bal b JOIN accounts acc ON acc.id = b.id
+                           WHERE acc.user_id = u.user_id::uuid),
+                         (SELECT acc.balance FROM accounts acc
+                           WHERE acc.user_id = u.user_id::uuid), 0)
+                       - (a.v->>0)::bigint ORDER BY a.ord) AS wallets,
+                     jsonb_agg(COALESCE(
+                         (SELECT up.points FROM up
+                           WHERE up.user_id = u.user_id::uuid AND up.game = x.game),
+                         (SELECT sc.points FROM scores sc
+                           WHERE sc.user_id = u.user_id::uuid AND sc.game = x.game), 0)
+                       - (a.v->>1)::bigint ORDER BY a.ord) AS scores
                 FROM jsonb_array_elements(x.after) WITH ORDINALITY AS a(v, ord)
                 JOIN jsonb_array_elements_text(x.users) WITH ORDINALITY AS u(user_id, ord)
-                     ON u.ord = a.ord
-                LEFT JOIN accounts acc ON acc.user_id = u.user_id::uuid
-                LEFT JOIN bal b ON b.id = acc.id
-                LEFT JOIN up ON up.user_id = u.user_id::uuid AND up.game = x.game
-                LEFT JOIN scores sc ON sc.user_id = u.user_id::uuid AND sc.game = x.game) p
+                     ON u.ord = a.ord) p
          WHERE x.match_id IN (SELECT id FROM m))";
 
 /// The parts a statement may leave out, each a bit of its mask.
