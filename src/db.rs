@@ -130,6 +130,9 @@ impl MoveConns {
             let idle = self.idle.lock().map(|mut v| v.pop()).unwrap_or(None);
             let Some((mut conn, since)) = idle else {
                 let mut conn = self.pool.acquire().await?.detach();
+                // The statements it prepared on the pool go: their plans were made without
+                // these settings.
+                conn.clear_cached_statements().await?;
                 sqlx::raw_sql(MOVE_SESSION).execute(&mut conn).await?;
                 break conn;
             };

@@ -2,6 +2,7 @@
 //! admin bootstrap, HTTP server, deadline sweeper and the notification listener.
 
 use std::net::TcpListener;
+use std::sync::Arc;
 
 use actix_web::dev::Server;
 use actix_web::http::header;
@@ -13,6 +14,7 @@ use tokio::task::JoinHandle;
 
 use crate::auth::Jwt;
 use crate::config::Config;
+use crate::db::MoveConns;
 use crate::matches::BotSettings;
 use crate::matches::lobby::LobbySettings;
 use crate::matches::notify::Hub;
@@ -26,6 +28,8 @@ pub struct Application {
     port: u16,
     server: Server,
     pool: PgPool,
+    /// The moves' own connections (the runtime's), for what they prepared.
+    move_conns: Arc<MoveConns>,
     stop: watch::Sender<bool>,
     background: Vec<JoinHandle<()>>,
     streams: web::Data<Streams>,
@@ -117,6 +121,7 @@ impl Application {
             (config.commit_lanes, config.commit_batch),
             Hub::new(jwt.revoked().clone()),
         ));
+        let move_conns = runtime.move_conns();
         let (stop, stop_rx) = watch::channel(false);
         let background = vec![
             runtime.spawn_listener(),
@@ -224,6 +229,7 @@ impl Application {
         Ok(Application {
             port,
             server,
+            move_conns,
             pool,
             stop,
             background,
@@ -243,6 +249,12 @@ impl Application {
 
     pub fn pool(&self) -> PgPool {
         self.pool.clone()
+    }
+
+    /// The connections moves are committed on ([`MoveConns`]): each keeps the statements it
+    /// prepared, which `tests/api/statements.rs` reads back.
+    pub fn move_conns(&self) -> Arc<MoveConns> {
+        self.move_conns.clone()
     }
 
     /// Serves until SIGINT/SIGTERM (`main`): see [`Application::run_until`]. A second signal

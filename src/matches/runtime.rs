@@ -106,6 +106,11 @@ impl Runtime {
         }
     }
 
+    /// The moves' own connections.
+    pub fn move_conns(&self) -> Arc<MoveConns> {
+        self.conns.clone()
+    }
+
     /// Applied moves and their statements by path.
     /// Matches whose newest table this process holds parsed.
     pub fn cached_tables(&self) -> usize {

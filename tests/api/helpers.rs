@@ -64,6 +64,8 @@ pub struct TestApp {
     pub admin_token: String,
     /// `/metrics`' own listener, when the config gave it one (`PAIJU_METRICS_BIND`).
     pub metrics_address: Option<String>,
+    /// The moves' own connections, when the server runs in this process.
+    pub move_conns: Option<std::sync::Arc<paiju::db::MoveConns>>,
 }
 
 pub struct Player {
@@ -127,10 +129,12 @@ pub async fn spawn_app_with(configure: impl FnOnce(&mut Config)) -> TestApp {
     let address = format!("http://127.0.0.1:{}", app.port());
     let metrics_address = app.metrics_port().map(|p| format!("http://127.0.0.1:{p}"));
     let pool = app.pool();
+    let move_conns = app.move_conns();
     // No signal handlers in the test process: Ctrl-C still ends `cargo test`.
     tokio::spawn(app.run_until(std::future::pending()));
     let mut t = TestApp::connect(address, pool).await;
     t.metrics_address = metrics_address;
+    t.move_conns = Some(move_conns);
     t
 }
 
@@ -147,6 +151,7 @@ impl TestApp {
             pool,
             admin_token: String::new(),
             metrics_address: None,
+            move_conns: None,
         };
         let (status, body) = t
             .call(

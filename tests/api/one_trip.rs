@@ -28,7 +28,7 @@ async fn process_on(url: &str, fast: bool) -> TestApp {
 
 /// A 打炸 table of four whose every hand is shuffled from a fixed seed, for `hands` hands,
 /// seating players named `{prefix}0`…`{prefix}3`.
-async fn seeded_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<Player>) {
+pub(crate) async fn seeded_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<Player>) {
     let mut deck = game_deck("dazha", json!({}));
     fixed_shuffle(&mut deck, 0x18);
     let (s, v) = app
@@ -49,7 +49,11 @@ async fn seeded_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<P
 /// A 扯旋 table of three shuffled from a fixed seed, for `hands` hands, seating players named
 /// `{prefix}0`…`{prefix}2` with 1,000 coins each: every hand opens with each seat staking its
 /// 簸簸 from its wallet.
-async fn staking_table(app: &TestApp, hands: u32, prefix: &str) -> (String, Vec<Player>) {
+pub(crate) async fn staking_table(
+    app: &TestApp,
+    hands: u32,
+    prefix: &str,
+) -> (String, Vec<Player>) {
     let (s, v) = app
         .post(
             "/v1/matches",
@@ -101,7 +105,7 @@ async fn post_keyed(
 
 /// Plays the match to its end with 提示s, every move with its own Idempotency-Key when
 /// `keyed`; returns the moves sent.
-async fn play_out(app: &TestApp, id: &str, players: &[Player], keyed: bool) -> usize {
+pub(crate) async fn play_out(app: &TestApp, id: &str, players: &[Player], keyed: bool) -> usize {
     let mut n = 0;
     while app.view(id, &players[0]).await["status"] != "finished" {
         assert!(n < 2_000, "the match does not end");

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use sqlx::Executor;
 use syn::visit::Visit;
 
-use crate::helpers::spawn_app;
+use crate::helpers::{spawn_app, spawn_app_with};
 
 /// The calls whose text the service builds at run time: (file, function, how many such calls
 /// it makes), each covered by the service's own enumeration of what it builds.
@@ -437,7 +437,8 @@ fn whole_scans(plan: &str) -> Vec<String> {
 }
 
 /// The other statements a move's connection sends (a move's transaction): (file, function),
-/// each with at least one statement.
+/// each with at least one statement. Kept by hand, and held to what the connections really
+/// send by `every_statement_the_moves_connections_prepared_is_one_whose_plan_is_checked`.
 const MOVE_SITES: [(&str, &str); 4] = [
     ("src/idempotency.rs", "claim"),
     ("src/idempotency.rs", "answer"),
@@ -445,16 +446,11 @@ const MOVE_SITES: [(&str, &str); 4] = [
     ("src/ledger.rs", "lock_purses"),
 ];
 
-/// Every statement a move's connection plans once for all values (`db::MoveConns`:
-/// `plan_cache_mode = force_generic_plan`) reaches its rows through index conditions in that
-/// one plan (no sequential scan, no index read whole), on the fresh schema where tables are
-/// empty and a scan looks cheapest: the writer's statements (every combination of parts), the
-/// table's loads, and the rest of a move's transaction ([`MOVE_SITES`]).
-#[tokio::test]
-async fn the_moves_statements_planned_once_reach_their_rows_by_key() {
-    let app = spawn_app().await;
-    let conns = paiju::db::MoveConns::new(app.pool.clone(), 1);
-    let mut conn = conns.acquire().await.expect("a move's connection");
+/// Every statement a move's connection may send, each with the parameter types it is
+/// prepared with when it does not name them all itself: the writer's statements (every
+/// combination of parts), the table's loads, and the rest of a move's transaction
+/// ([`MOVE_SITES`]).
+async fn moves_statements(conn: &mut sqlx::PgConnection) -> Vec<(String, Option<Vec<String>>)> {
     let table = paiju::matches::table::statements();
     let described = (&mut *conn)
         .describe(sqlx::SqlSafeStr::into_sql_str(table.writes[0]))
@@ -467,11 +463,10 @@ async fn the_moves_statements_planned_once_reach_their_rows_by_key() {
             .collect(),
         other => panic!("the writer's parameters are described by type: {other:?}"),
     };
-    let mut failures = Vec::new();
-    let mut statements: Vec<(String, Option<&[String]>)> = table
+    let mut statements: Vec<(String, Option<Vec<String>>)> = table
         .writes
         .iter()
-        .map(|sql| (sql.to_string(), Some(writer.as_slice())))
+        .map(|sql| (sql.to_string(), Some(writer.clone())))
         .collect();
     for sql in table.loads {
         statements.push((sql.to_string(), None));
@@ -489,8 +484,22 @@ async fn the_moves_statements_planned_once_reach_their_rows_by_key() {
             "no statement in {file} {function}"
         );
     }
+    statements
+}
+
+/// Every statement a move's connection plans once for all values (`db::MoveConns`:
+/// `plan_cache_mode = force_generic_plan`) reaches its rows through index conditions in that
+/// one plan (no sequential scan, no index read whole), on the fresh schema where tables are
+/// empty and a scan looks cheapest: those of [`moves_statements`].
+#[tokio::test]
+async fn the_moves_statements_planned_once_reach_their_rows_by_key() {
+    let app = spawn_app().await;
+    let conns = paiju::db::MoveConns::new(app.pool.clone(), 1);
+    let mut conn = conns.acquire().await.expect("a move's connection");
+    let statements = moves_statements(&mut conn).await;
+    let mut failures = Vec::new();
     for (sql, types) in &statements {
-        let plan = generic_plan(&mut conn, sql, *types).await;
+        let plan = generic_plan(&mut conn, sql, types.as_deref()).await;
         let whole = whole_scans(&plan);
         if !whole.is_empty() {
             let start: String = sql.split_whitespace().take(8).collect::<Vec<_>>().join(" ");
@@ -504,5 +513,72 @@ async fn the_moves_statements_planned_once_reach_their_rows_by_key() {
         failures.len(),
         statements.len(),
         failures.join("\n\n")
+    );
+}
+
+/// What the server's own move connections prepared while tables were played out is all among
+/// [`moves_statements`], whose plans the test above checks: a statement added to a move's
+/// path (and prepared, as every `query` is) fails here until it is listed there, in
+/// [`MOVE_SITES`] or the writer's and loads' own enumeration. Played on two servers, one
+/// committing moves by one statement and one taking a transaction for every move: 打炸 with
+/// an Idempotency-Key on every move (the key's claim and answer, hand ends and the deals after
+/// them) and 扯旋 (stakes from wallets, and deals that read them).
+#[tokio::test]
+async fn every_statement_the_moves_connections_prepared_is_one_whose_plan_is_checked() {
+    let fast = spawn_app().await;
+    let url = crate::helpers::fresh_database().await;
+    let transactional = spawn_app_with(move |c| {
+        c.database_url = Some(url);
+        c.fast_moves = false;
+    })
+    .await;
+    let mut prepared = std::collections::BTreeSet::new();
+    let mut checked = std::collections::BTreeSet::new();
+    for app in [&fast, &transactional] {
+        let (id, players) = crate::one_trip::seeded_table(app, 2, "sp").await;
+        crate::one_trip::play_out(app, &id, &players, true).await;
+        let (id, players) = crate::one_trip::staking_table(app, 2, "sq").await;
+        crate::one_trip::play_out(app, &id, &players, false).await;
+
+        let conns = app.move_conns.clone().expect("a server in this process");
+        let mut held = Vec::new();
+        for _ in 0..conns.idle() {
+            held.push(conns.acquire().await.expect("a move's connection"));
+        }
+        for conn in &mut held {
+            let texts: Vec<String> = sqlx::query_scalar(
+                "SELECT statement FROM pg_prepared_statements WHERE NOT from_sql",
+            )
+            .fetch_all(&mut **conn)
+            .await
+            .unwrap();
+            prepared.extend(texts);
+        }
+        checked.extend(
+            moves_statements(&mut held[0])
+                .await
+                .into_iter()
+                .map(|(sql, _)| sql),
+        );
+    }
+    let table = paiju::matches::table::statements();
+    for (what, among) in [
+        ("the writer", &table.writes[..]),
+        ("a load", &table.loads[..]),
+    ] {
+        assert!(
+            prepared.iter().any(|sql| among.contains(&sql.as_str())),
+            "{what} ran on these connections: {prepared:#?}"
+        );
+    }
+    let unchecked: Vec<&String> = prepared
+        .iter()
+        .filter(|sql| !checked.contains(*sql) && !sql.contains("pg_prepared_statements"))
+        .collect();
+    assert!(
+        unchecked.is_empty(),
+        "{} statement(s) a move's connection sent are not among those whose plans are \
+         checked (add their function to MOVE_SITES):\n{unchecked:#?}",
+        unchecked.len()
     );
 }
