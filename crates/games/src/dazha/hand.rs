@@ -16,14 +16,14 @@ pub(super) fn reported(count: usize) -> Option<usize> {
 }
 
 impl HandState {
-    pub(super) fn next_holding(&self, from: SeatNo) -> SeatNo {
+    fn next_holding(&self, from: SeatNo) -> SeatNo {
         (1..=SEATS)
             .map(|i| (from + i) % SEATS)
             .find(|&s| !self.hands[s].is_empty())
             .unwrap_or(from)
     }
 
-    pub(super) fn partner(&self, seat: SeatNo) -> SeatNo {
+    fn partner(&self, seat: SeatNo) -> SeatNo {
         (0..SEATS)
             .find(|&s| s != seat && self.team_of[s] == self.team_of[seat])
             .unwrap_or(seat)
@@ -222,7 +222,7 @@ impl HandState {
 }
 
 impl RoundPlay {
-    pub(super) fn view(&self, combo: Combo) -> PlayView {
+    fn view(&self, combo: Combo) -> PlayView {
         PlayView {
             seat: self.seat,
             cards: self.cards.clone(),
@@ -232,7 +232,7 @@ impl RoundPlay {
 }
 
 /// `hand` less `cards` as a multiset, keeping the hand's order; None when a card is missing.
-pub(super) fn without(hand: &[Card], cards: &[Card]) -> Option<Vec<Card>> {
+fn without(hand: &[Card], cards: &[Card]) -> Option<Vec<Card>> {
     let mut rest = hand.to_vec();
     for card in cards {
         let i = rest.iter().position(|c| c == card)?;
@@ -242,7 +242,7 @@ pub(super) fn without(hand: &[Card], cards: &[Card]) -> Option<Vec<Card>> {
 }
 
 /// The refusal of a play that does not beat `top`.
-pub(super) fn does_not_beat(top: &Combo) -> RuleError {
+fn does_not_beat(top: &Combo) -> RuleError {
     let (en, zh) = match top.kind {
         k if k.is_bomb() => (
             format!("only a bigger bomb beats the {k} on the table"),

@@ -278,8 +278,9 @@ pub trait Game: 'static {
     /// A seated player leaves during the match (逃跑 when it is still in the hand): the game's
     /// penalty. `wallet` is the leaver's wallet balance now (coins on the table not counted)
     /// when [`Game::ESCAPE_TAKES_WALLET`], else 0: a penalty taken from the wallet takes at
-    /// most that, so the hand's record says what the ledger moves. Afterwards the seat is empty; the match either waits for a new player
-    /// (`NeedsDeal`), plays on, or is `Finished`.
+    /// most that, so the hand's record says what the ledger moves. Afterwards the seat is
+    /// empty; the match either waits for a new player (`NeedsDeal`), plays on, or is
+    /// `Finished`.
     fn leave(state: &mut Self::State, seat: SeatNo, ctx: Ctx, wallet: i64) -> Outcome;
 
     /// The game state as `viewer` may see it (`None`: a spectator).

@@ -49,7 +49,8 @@ pub fn codes_of<R: RuleCode>() -> impl Iterator<Item = &'static str> {
     R::ALL.iter().map(|r| r.code())
 }
 
-/// A game's [`Game::rule_codes`](super::Game::rule_codes): `codes` and the [`Shared`] ones, sorted, without repeats.
+/// A game's [`Game::rule_codes`](super::Game::rule_codes): `codes` and the [`Shared`] ones,
+/// sorted, without repeats.
 pub fn with_shared_codes(codes: impl IntoIterator<Item = &'static str>) -> Vec<&'static str> {
     let mut all: Vec<&'static str> = codes.into_iter().chain(codes_of::<Shared>()).collect();
     all.sort_unstable();
