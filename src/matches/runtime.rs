@@ -111,12 +111,12 @@ impl Runtime {
         self.conns.clone()
     }
 
-    /// Applied moves and their statements by path.
     /// Matches whose newest table this process holds parsed.
     pub fn cached_tables(&self) -> usize {
         self.tables.len()
     }
 
+    /// Applied moves and their statements by path.
     pub fn move_counters(&self) -> &MoveCounters {
         &self.counters
     }
