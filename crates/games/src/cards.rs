@@ -153,15 +153,42 @@ pub fn rank_str(rank: Rank) -> &'static str {
     NAMES.get(rank as usize).copied().unwrap_or("?")
 }
 
+impl Card {
+    /// The card's notation (api.md § Cards), written into `buf` without the formatting
+    /// machinery: a view or a saved state writes dozens of cards.
+    fn notation(self, buf: &mut [u8; 4]) -> &str {
+        let mut len = 0;
+        let mut put = |buf: &mut [u8; 4], bytes: &[u8]| {
+            buf[len..len + bytes.len()].copy_from_slice(bytes);
+            len += bytes.len();
+        };
+        match self {
+            Card::Suited { rank, suit } => {
+                put(buf, rank_str(rank).as_bytes());
+                put(buf, &[suit.letter() as u8]);
+            }
+            Card::BigJoker => put(buf, b"RJ"),
+            Card::SmallJoker => put(buf, b"BJ"),
+            Card::Paper { big, n } => {
+                put(buf, if big { b"b" } else { b"s" });
+                if n >= 100 {
+                    put(buf, &[b'0' + n / 100]);
+                }
+                if n >= 10 {
+                    put(buf, &[b'0' + n / 10 % 10]);
+                }
+                put(buf, &[b'0' + n % 10]);
+            }
+            Card::Wild => put(buf, b"W"),
+        }
+        // Only ASCII was written.
+        std::str::from_utf8(&buf[..len]).unwrap_or("?")
+    }
+}
+
 impl fmt::Display for Card {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match *self {
-            Card::Suited { rank, suit } => write!(f, "{}{}", rank_str(rank), suit.letter()),
-            Card::BigJoker => f.write_str("RJ"),
-            Card::SmallJoker => f.write_str("BJ"),
-            Card::Paper { big, n } => write!(f, "{}{n}", if big { 'b' } else { 's' }),
-            Card::Wild => f.write_str("W"),
-        }
+        f.write_str(self.notation(&mut [0; 4]))
     }
 }
 
@@ -174,7 +201,7 @@ impl FromStr for Card {
 
 impl Serialize for Card {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_str(self)
+        s.serialize_str(self.notation(&mut [0; 4]))
     }
 }
 
@@ -271,8 +298,29 @@ mod tests {
         for c in all {
             assert_eq!(Card::parse(&c.to_string()), Ok(c));
             let json = serde_json::to_string(&c).unwrap();
+            assert_eq!(json, format!("\"{c}\""));
             assert_eq!(serde_json::from_str::<Card>(&json).unwrap(), c);
         }
+        let written: Vec<String> = [
+            Card::new(10, Suit::H),
+            Card::new(14, Suit::S),
+            Card::new(2, Suit::C),
+            Card::BigJoker,
+            Card::SmallJoker,
+            Card::Paper { big: true, n: 10 },
+            Card::Paper { big: false, n: 1 },
+            Card::Wild,
+        ]
+        .iter()
+        .map(|c| serde_json::to_string(c).unwrap())
+        .collect();
+        assert_eq!(
+            written,
+            [
+                r#""10H""#, r#""AS""#, r#""2C""#, r#""RJ""#, r#""BJ""#, r#""b10""#, r#""s1""#,
+                r#""W""#
+            ]
+        );
     }
 
     #[test]

@@ -33,6 +33,7 @@ mod pending;
 mod render;
 mod step;
 mod store;
+mod stored;
 mod write;
 
 pub use pending::Reads;
@@ -40,6 +41,7 @@ use pending::{Pending, PendingEvent};
 pub use render::ViewBody;
 pub use step::{Halt, Input};
 pub use store::NewTable;
+use stored::Stored;
 pub use write::{Keyed, save_many, transaction_decides};
 
 /// The statements a table sends, for the test that prepares every statement the server can
@@ -138,7 +140,7 @@ pub struct Table {
     id: Uuid,
     game: &'static dyn DynGame,
     seat_count: usize,
-    options: Value,
+    options: Stored,
     platform: PlatformOptions,
     status: Status,
     version: i64,
@@ -154,7 +156,7 @@ pub struct Table {
     fixed_seed: Option<Vec<u8>>,
     fixed_deck: Option<Vec<Card>>,
     commitment: Option<String>,
-    last_result: Option<Value>,
+    last_result: Option<Stored>,
     seats: Vec<Option<SeatRow>>,
     /// The players dealt into the current (or last) hand, by seat (`hands.users`; empty before
     /// the first deal and for hands dealt before that column): its coins and 积分 are theirs,

@@ -49,7 +49,7 @@ impl Table {
             }
         }
         self.platform_event(events::HAND_ENDED, None, detail.clone());
-        self.last_result = Some(detail);
+        self.last_result = Some(Stored::of(&detail));
         Ok(())
     }
 

@@ -97,7 +97,7 @@ pub struct ViewBody<'a> {
     version: i64,
     /// The game's options and the platform's.
     #[schema(value_type = Object)]
-    options: &'a Value,
+    options: &'a Stored,
     seats: Vec<ViewSeat<'a>>,
     /// The caller's seat; null for a spectator.
     #[schema(required = true)]
@@ -129,7 +129,7 @@ pub struct ViewBody<'a> {
     state: Box<RawValue>,
     /// The last finished hand's result.
     #[schema(value_type = Option<Object>, required = true)]
-    last_result: Option<&'a Value>,
+    last_result: Option<&'a Stored>,
 }
 
 /// One seat of a table.

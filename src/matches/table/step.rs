@@ -508,9 +508,12 @@ impl Table {
         let (deck, deck_fixed) = match (&self.fixed_deck, hand_no) {
             (Some(d), 1) => (d.clone(), true),
             _ => {
+                let options = self.options.value().map_err(|e| {
+                    ApiError::Internal(anyhow::anyhow!("match {}: options: {e}", self.id))
+                })?;
                 let mut d = self
                     .game
-                    .deck(&PlatformOptions::game_part(&self.options))
+                    .deck(&PlatformOptions::game_part(&options))
                     .map_err(|e| ApiError::Internal(anyhow::anyhow!(e)))?;
                 shuffle(&mut d, &seed);
                 (d, false)

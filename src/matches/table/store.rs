@@ -114,8 +114,12 @@ impl Table {
         let state = game
             .load(row.try_get(col::STATE)?)
             .map_err(|e| corrupt("state", e))?;
-        let options: Value = row.try_get(col::OPTIONS)?;
-        let platform = PlatformOptions::from_stored(&options);
+        let options = Stored::loaded(row.try_get(col::OPTIONS)?);
+        let platform = PlatformOptions::from_stored(
+            &options
+                .value()
+                .map_err(|e| corrupt("options", e.to_string()))?,
+        );
         let seat_count = row.try_get::<i32, _>(col::SEATS)? as usize;
         let rows: Json<Vec<SeatRow>> = row.try_get(col::SEAT_ROWS)?;
         let mut seats = vec![None; seat_count];
@@ -149,7 +153,9 @@ impl Table {
             fixed_seed: row.try_get(col::FIXED_SEED)?,
             fixed_deck,
             commitment: row.try_get(col::COMMITMENT)?,
-            last_result: row.try_get(col::LAST_RESULT)?,
+            last_result: row
+                .try_get::<Option<Box<RawValue>>, _>(col::LAST_RESULT)?
+                .map(Stored::loaded),
             seats,
             dealt_in: row
                 .try_get::<Option<Vec<Uuid>>, _>(col::DEALT_IN)?

@@ -270,7 +270,7 @@ struct Columns<'a> {
     statuses: Vec<&'static str>,
     deadlines: Vec<Option<DateTime<Utc>>>,
     commitments: Vec<Option<&'a str>>,
-    last_results: Vec<Option<&'a Value>>,
+    last_results: Vec<Option<Json<&'a RawValue>>>,
     to_acts: Vec<String>,
     hand_nos: Vec<i32>,
     to_act_hiddens: Vec<bool>,
@@ -353,7 +353,8 @@ impl<'a> Columns<'a> {
         self.statuses.push(t.status.as_str());
         self.deadlines.push(t.deadline_at);
         self.commitments.push(t.commitment.as_deref());
-        self.last_results.push(t.last_result.as_ref());
+        self.last_results
+            .push(t.last_result.as_ref().map(|r| Json(r.raw())));
         let to_act: Vec<String> = t.to_act().iter().map(|s| s.to_string()).collect();
         self.to_acts.push(format!("{{{}}}", to_act.join(",")));
         self.hand_nos.push(t.hand_no());
