@@ -321,6 +321,17 @@ mod tests {
                 r#""W""#
             ]
         );
+        // Any value of the fields, even one no deck holds, is written as `write!` wrote it.
+        for n in 0..=u8::MAX {
+            for (big, prefix) in [(true, 'b'), (false, 's')] {
+                assert_eq!(Card::Paper { big, n }.to_string(), format!("{prefix}{n}"));
+            }
+            let suited = Card::Suited {
+                rank: n,
+                suit: Suit::D,
+            };
+            assert_eq!(suited.to_string(), format!("{}D", rank_str(n)));
+        }
     }
 
     #[test]

@@ -48,8 +48,8 @@ impl Table {
                 end.result = detail.clone();
             }
         }
-        self.platform_event(events::HAND_ENDED, None, detail.clone());
         self.last_result = Some(Stored::of(&detail));
+        self.platform_event(events::HAND_ENDED, None, detail);
         Ok(())
     }
 

@@ -114,12 +114,8 @@ impl Table {
         let state = game
             .load(row.try_get(col::STATE)?)
             .map_err(|e| corrupt("state", e))?;
-        let options = Stored::loaded(row.try_get(col::OPTIONS)?);
-        let platform = PlatformOptions::from_stored(
-            &options
-                .value()
-                .map_err(|e| corrupt("options", e.to_string()))?,
-        );
+        let options: Value = row.try_get(col::OPTIONS)?;
+        let platform = PlatformOptions::from_stored(&options);
         let seat_count = row.try_get::<i32, _>(col::SEATS)? as usize;
         let rows: Json<Vec<SeatRow>> = row.try_get(col::SEAT_ROWS)?;
         let mut seats = vec![None; seat_count];
@@ -137,7 +133,7 @@ impl Table {
             id,
             game,
             seat_count,
-            options,
+            options: Stored::of(&options),
             platform,
             status: Status::parse(row.try_get(col::STATUS)?),
             version: row.try_get(col::VERSION)?,
@@ -154,8 +150,9 @@ impl Table {
             fixed_deck,
             commitment: row.try_get(col::COMMITMENT)?,
             last_result: row
-                .try_get::<Option<Box<RawValue>>, _>(col::LAST_RESULT)?
-                .map(Stored::loaded),
+                .try_get::<Option<Value>, _>(col::LAST_RESULT)?
+                .as_ref()
+                .map(Stored::of),
             seats,
             dealt_in: row
                 .try_get::<Option<Vec<Uuid>>, _>(col::DEALT_IN)?

@@ -2,7 +2,9 @@
 //! held as its text. A fork of the table shares it (a reference count, not a copy of a tree),
 //! and a view or the writer's statement sends it as it is: as `Value`s they were copied into
 //! every request's fork and serialised again into every view (docs/performance.md § A move's
-//! CPU in the server, 2026-11-29).
+//! CPU in the server, 2026-11-29). The text is always `Value`'s own (compact, keys in order),
+//! also for a table loaded from the database, whose jsonb text is spaced and ordered
+//! otherwise: a view's bytes do not depend on which process rendered it.
 
 use std::sync::Arc;
 
@@ -21,17 +23,12 @@ impl Stored {
         ))
     }
 
-    /// As the database returned it.
-    pub fn loaded(raw: Box<RawValue>) -> Stored {
-        Stored(Arc::from(raw))
-    }
-
     /// The text, to bind or embed.
     pub fn raw(&self) -> &RawValue {
         &self.0
     }
 
-    /// Parsed, for the rare step that reads inside it (a deal reads the game's options).
+    /// Parsed, for the one step that reads inside it: a deal reads the game's options.
     pub fn value(&self) -> Result<Value, serde_json::Error> {
         serde_json::from_str(self.0.get())
     }
@@ -56,7 +53,10 @@ mod tests {
         // Embedded in a document, it is the same JSON, not a string of it.
         let outer = serde_json::to_value(json!({"o": &s})).unwrap();
         assert_eq!(outer["o"], v);
-        let loaded = Stored::loaded(RawValue::from_string(v.to_string()).unwrap());
-        assert_eq!(loaded.raw().get(), s.raw().get());
+        // Compact, keys in order, as the view showed a `Value`.
+        assert_eq!(
+            s.raw().get(),
+            r#"{"ante":10,"list":[1,"x\"y"],"room":null,"名":"扯旋"}"#
+        );
     }
 }
