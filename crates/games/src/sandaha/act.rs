@@ -119,13 +119,7 @@ pub(super) fn apply(state: &mut State, seat: SeatNo, action: Action) -> Result<O
             h.phase = Phase::Tricks {
                 contract: *contract,
                 trump: *trump,
-                play: Tricks {
-                    turn: banker,
-                    current: Trick::new(banker),
-                    done: Vec::new(),
-                    points: 0,
-                    void_in_trumps: [false; SEATS],
-                },
+                play: Tricks::open(banker),
             };
             None
         }

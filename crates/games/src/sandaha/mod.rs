@@ -354,6 +354,17 @@ fn after_bidding(state: &mut State, after: bidding::After, out: &mut Outcome) ->
 }
 
 impl Tricks {
+    /// The trick phase as it opens: the banker leads, no trick played, no point taken.
+    fn open(banker: SeatNo) -> Tricks {
+        Tricks {
+            turn: banker,
+            current: Trick::new(banker),
+            done: Vec::new(),
+            points: 0,
+            void_in_trumps: [false; SEATS],
+        }
+    }
+
     /// 甩牌 is open to `seat` when it is the banker and every defender has shown void in trumps.
     fn may_throw(&self, seat: SeatNo, banker: SeatNo) -> bool {
         seat == banker && (0..SEATS).all(|s| s == banker || self.void_in_trumps[s])

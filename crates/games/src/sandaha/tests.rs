@@ -51,13 +51,7 @@ pub(super) fn at_play(
         phase: Phase::Tricks {
             contract: Contract { banker, bid },
             trump,
-            play: Tricks {
-                turn: banker,
-                current: Trick::new(banker),
-                done: Vec::new(),
-                points: 0,
-                void_in_trumps: [false; SEATS],
-            },
+            play: Tricks::open(banker),
         },
     });
     st.table = Table::InHand { hand, last: None };
