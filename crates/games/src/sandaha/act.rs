@@ -5,8 +5,8 @@ use crate::cards::{holds_all, remove_cards};
 use crate::engine::{Event, Outcome, RuleError, SeatNo, Shared, data};
 
 use super::{
-    Action, BOTTOM, Call, Phase, Rule, SEATS, State, Summary, Trick, Tricks, after_bidding, events,
-    next_seat, no_hand, not_held, order, play, scoring,
+    Action, BOTTOM, Call, Phase, Rule, State, Summary, Tricks, after_bidding, events, next_seat,
+    no_hand, not_held, order, play, scoring,
 };
 
 /// Applies `action` for `seat`.
