@@ -68,7 +68,7 @@ const WRITE: &str = "
         UPDATE matches mm SET state = v.state, version = v.version,
                last_seq = v.last_seq, action_no = v.action_no, status = v.status,
                deadline_at = v.deadline_at, commitment = v.commitment,
-               last_result = v.last_result, to_act = v.to_act::int[],
+               last_result = COALESCE(v.last_result, mm.last_result), to_act = v.to_act::int[],
                to_act_hidden = v.to_act_hidden, hand_no = v.hand_no, updated_at = now()
           FROM v
          WHERE mm.id = v.id AND mm.version = v.loaded{guarded}
@@ -353,8 +353,16 @@ impl<'a> Columns<'a> {
         self.statuses.push(t.status.as_str());
         self.deadlines.push(t.deadline_at);
         self.commitments.push(t.commitment.as_deref());
-        self.last_results
-            .push(t.last_result.as_ref().map(|r| Json(r.raw())));
+        // The last result changes only when a hand ends (and never back to none): other rows
+        // send none and keep the stored one, which PostgreSQL then neither parses nor
+        // compresses again.
+        let ended = !p.ends.is_empty();
+        self.last_results.push(
+            t.last_result
+                .as_ref()
+                .filter(|_| ended)
+                .map(|r| Json(r.raw())),
+        );
         let to_act: Vec<String> = t.to_act().iter().map(|s| s.to_string()).collect();
         self.to_acts.push(format!("{{{}}}", to_act.join(",")));
         self.hand_nos.push(t.hand_no());
