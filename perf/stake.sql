@@ -58,7 +58,8 @@ WITH m AS (
      UPDATE matches SET state = :state, version = :nv::bigint, last_seq = :seq::bigint,
             action_no = :an::bigint, status = :status::text,
             deadline_at = now() + interval '60 seconds',
-            commitment = :commitment::text, last_result = :last_result::jsonb, updated_at = now()
+            commitment = :commitment::text, last_result = COALESCE(NULL::jsonb, last_result),
+            updated_at = now()
       WHERE id = :id::uuid),
  e AS (
      INSERT INTO match_events (match_id, seq, hand_no, kind, seat, data,
